@@ -1,0 +1,20 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const require = createRequire(import.meta.url);
+
+export default defineConfig({
+	root: fileURLToPath(new URL('..', import.meta.url)),
+	resolve: {
+		// n8n-core requires n8n-workflow's CommonJS build; vitest would otherwise load the ESM build for our
+		// sources, and the two copies' classes (NodeApiError, …) would fail each other's instanceof checks.
+		alias: { 'n8n-workflow': require.resolve('n8n-workflow') },
+	},
+	test: {
+		include: ['test/**/*.test.ts'],
+		exclude: ['test/e2e/**', 'node_modules/**'],
+		testTimeout: 30_000,
+		hookTimeout: 30_000,
+	},
+});
