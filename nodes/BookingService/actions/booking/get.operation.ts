@@ -1,0 +1,60 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { bookingServiceApiRequest } from '../../../shared/transport';
+import type { Booking } from '../../helpers/resources';
+import { presentBooking } from '../../helpers/resources';
+import { ItemParameters } from '../../helpers/validation';
+import {
+	bookingIdField,
+	nameLanguageOption,
+	optionsCollection,
+	simplifyField,
+	timeoutOption,
+} from '../common.descriptions';
+import type { BookingOutput } from '../sharedOptions';
+import { readBookingOutput, readTimeoutMs } from '../sharedOptions';
+
+const properties: INodeProperties[] = [
+	bookingIdField,
+	simplifyField,
+	optionsCollection([nameLanguageOption, timeoutOption]),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['booking'], operation: ['get'] } },
+	properties,
+);
+
+interface Input {
+	bookingId: string;
+	output: BookingOutput;
+	timeoutMs: number | undefined;
+}
+
+export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
+	const parameters = new ItemParameters(this, itemIndex);
+	return {
+		bookingId: parameters.requiredResourceId('bookingId', 'Booking ID'),
+		output: readBookingOutput(parameters),
+		timeoutMs: readTimeoutMs(parameters),
+	};
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	input: Input,
+): Promise<IDataObject> {
+	const booking = (await bookingServiceApiRequest.call(
+		this,
+		{
+			method: 'GET',
+			path: `/bookings/${input.bookingId}`,
+			scope: 'bookings:read',
+			timeoutMs: input.timeoutMs,
+		},
+		itemIndex,
+	)) as Booking;
+	return presentBooking(booking, input.output);
+}

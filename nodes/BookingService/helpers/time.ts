@@ -1,0 +1,236 @@
+/**
+ * Dates and time zones without a date library: the package may not ship runtime dependencies, and Intl knows every
+ * IANA zone. All instants are epoch milliseconds; all wall-clock values are read or written in a named IANA zone.
+ */
+
+const DAY_MS = 86_400_000;
+
+const ISO_WITH_OPTIONAL_TIME =
+	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+	let formatter = formatters.get(timeZone);
+	if (formatter === undefined) {
+		formatter = new Intl.DateTimeFormat('en-US', {
+			timeZone,
+			hourCycle: 'h23',
+			year: 'numeric',
+			month: '2-digit',
+			day: '2-digit',
+			hour: '2-digit',
+			minute: '2-digit',
+			second: '2-digit',
+		});
+		formatters.set(timeZone, formatter);
+	}
+	return formatter;
+}
+
+export function isIanaTimeZone(value: string): boolean {
+	// Intl also accepts offsets such as "+09:00"; those are not IANA names and the service refuses them.
+	if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
+	try {
+		formatterFor(value);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+interface WallClock {
+	year: number;
+	month: number;
+	day: number;
+	hour: number;
+	minute: number;
+	second: number;
+	millisecond: number;
+}
+
+function wallClockAt(instantMs: number, timeZone: string): WallClock {
+	const parts: Record<string, number> = {};
+	for (const part of formatterFor(timeZone).formatToParts(new Date(instantMs))) {
+		if (part.type !== 'literal') parts[part.type] = Number(part.value);
+	}
+	return {
+		year: parts.year,
+		month: parts.month,
+		day: parts.day,
+		hour: parts.hour,
+		minute: parts.minute,
+		second: parts.second,
+		millisecond: ((instantMs % 1000) + 1000) % 1000,
+	};
+}
+
+/** The zone's offset from UTC at that instant, in milliseconds (east positive). */
+function offsetMsAt(instantMs: number, timeZone: string): number {
+	const wall = wallClockAt(instantMs, timeZone);
+	const wallAsUtc = Date.UTC(
+		wall.year,
+		wall.month - 1,
+		wall.day,
+		wall.hour,
+		wall.minute,
+		wall.second,
+		wall.millisecond,
+	);
+	return wallAsUtc - instantMs;
+}
+
+/**
+ * The instant a wall-clock time has in a zone. In a DST gap the time is moved forward by the gap (02:30 in a
+ * spring-forward zone becomes 03:30); in an overlap the earlier instant wins — the usual calendar-app choice.
+ */
+export function instantOfWallClock(wall: WallClock, timeZone: string): number {
+	const wallAsUtc = Date.UTC(
+		wall.year,
+		wall.month - 1,
+		wall.day,
+		wall.hour,
+		wall.minute,
+		wall.second,
+		wall.millisecond,
+	);
+	// Zones change offset at most once within a day, so the offsets half a day either side are the only candidates.
+	const offsetBefore = offsetMsAt(wallAsUtc - DAY_MS / 2, timeZone);
+	const offsetAfter = offsetMsAt(wallAsUtc + DAY_MS / 2, timeZone);
+	const matching = [wallAsUtc - offsetBefore, wallAsUtc - offsetAfter]
+		.filter((instant) => offsetMsAt(instant, timeZone) === wallAsUtc - instant)
+		.sort((a, b) => a - b);
+	// No match means a DST gap: reading the time with the offset before the gap moves it forward by the gap.
+	return matching[0] ?? wallAsUtc - offsetBefore;
+}
+
+function pad(value: number, width = 2): string {
+	return String(Math.abs(value)).padStart(width, '0');
+}
+
+/** `2026-03-02T09:00:00Z`: the UTC form the service expects, with milliseconds only when there are any. */
+export function formatUtc(instantMs: number): string {
+	const iso = new Date(instantMs).toISOString();
+	return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
+
+/** `2026-03-02T10:00:00+01:00`: the instant as a wall-clock time in the zone, with its offset. */
+export function formatInZone(instantMs: number, timeZone: string): string {
+	const wall = wallClockAt(instantMs, timeZone);
+	const offsetMinutes = Math.round(offsetMsAt(instantMs, timeZone) / 60_000);
+	const sign = offsetMinutes < 0 ? '-' : '+';
+	const offset = `${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
+	return `${wall.year}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${offset}`;
+}
+
+/**
+ * Reads a date-time as n8n users give one: an ISO 8601 string (with `Z`, an offset, or none), a JS Date, or a Luxon
+ * DateTime from an expression such as `{{ $now.plus(1, 'day') }}`. A value without an offset is wall-clock time in
+ * `defaultTimeZone` (n8n's date-time picker gives such values, meant in the workflow's time zone).
+ * Returns epoch milliseconds, or undefined when the value is not a real date-time.
+ */
+export function parseDateTime(value: unknown, defaultTimeZone: string): number | undefined {
+	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.getTime();
+	if (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as { toMillis?: unknown }).toMillis === 'function'
+	) {
+		const millis = (value as { toMillis: () => number }).toMillis();
+		return Number.isFinite(millis) ? millis : undefined;
+	}
+	if (typeof value !== 'string') return undefined;
+	const match = ISO_WITH_OPTIONAL_TIME.exec(value.trim());
+	if (!match) return undefined;
+	const [year, month, day, hour = 0, minute = 0, second = 0] = match
+		.slice(1, 7)
+		.map((part) => Number(part ?? 0));
+	const millisecond = match[7] === undefined ? 0 : Number(match[7].padEnd(3, '0').slice(0, 3));
+	if (!isRealWallClock(year, month, day, hour, minute, second)) return undefined;
+	const wall = { year, month, day, hour, minute, second, millisecond };
+	const zone = match[8];
+	if (zone === undefined) return instantOfWallClock(wall, defaultTimeZone);
+	const wallAsUtc = Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+	if (zone.toUpperCase() === 'Z') return wallAsUtc;
+	const digits = zone.replace(':', '');
+	const offsetMinutes = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5));
+	if (Number(digits.slice(1, 3)) > 23 || Number(digits.slice(3, 5)) > 59) return undefined;
+	return wallAsUtc - (zone.startsWith('-') ? -1 : 1) * offsetMinutes * 60_000;
+}
+
+function isRealWallClock(
+	year: number,
+	month: number,
+	day: number,
+	hour: number,
+	minute: number,
+	second: number,
+) {
+	if (hour > 23 || minute > 59 || second > 59) return false;
+	const check = new Date(Date.UTC(year, month - 1, day));
+	return (
+		check.getUTCFullYear() === year &&
+		check.getUTCMonth() === month - 1 &&
+		check.getUTCDate() === day
+	);
+}
+
+/** A calendar date as a day number (days since 1970-01-01), which makes date arithmetic plain integer arithmetic. */
+export type DayNumber = number;
+
+/**
+ * Reads a calendar date: `YYYY-MM-DD`, or the date part of an ISO date-time (as written, whatever its offset), or a
+ * Luxon DateTime / JS Date (its date in `timeZone`).
+ */
+export function parseCalendarDate(value: unknown, timeZone: string): DayNumber | undefined {
+	if (value instanceof Date || (typeof value === 'object' && value !== null)) {
+		const instant = parseDateTime(value, timeZone);
+		if (instant === undefined) return undefined;
+		const wall = wallClockAt(instant, timeZone);
+		return Date.UTC(wall.year, wall.month - 1, wall.day) / DAY_MS;
+	}
+	if (typeof value !== 'string') return undefined;
+	const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$/.exec(value.trim());
+	if (!match) return undefined;
+	const [year, month, day] = match.slice(1, 4).map(Number);
+	if (!isRealWallClock(year, month, day, 0, 0, 0)) return undefined;
+	if (match[0].length > 10 && parseDateTime(value, 'UTC') === undefined) return undefined;
+	return Date.UTC(year, month - 1, day) / DAY_MS;
+}
+
+export function formatCalendarDate(day: DayNumber): string {
+	return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The instant a calendar day starts in a zone. */
+export function startOfDay(day: DayNumber, timeZone: string): number {
+	const date = new Date(day * DAY_MS);
+	return instantOfWallClock(
+		{
+			year: date.getUTCFullYear(),
+			month: date.getUTCMonth() + 1,
+			day: date.getUTCDate(),
+			hour: 0,
+			minute: 0,
+			second: 0,
+			millisecond: 0,
+		},
+		timeZone,
+	);
+}
+
+/**
+ * Splits the inclusive day range `from..to` into consecutive inclusive windows of at most `maxDays` days, in order,
+ * without overlap.
+ */
+export function splitIntoWindows(
+	from: DayNumber,
+	to: DayNumber,
+	maxDays: number,
+): Array<{ from: DayNumber; to: DayNumber }> {
+	const windows: Array<{ from: DayNumber; to: DayNumber }> = [];
+	for (let start = from; start <= to; start += maxDays) {
+		windows.push({ from: start, to: Math.min(to, start + maxDays - 1) });
+	}
+	return windows;
+}

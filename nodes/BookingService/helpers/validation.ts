@@ -1,0 +1,250 @@
+/**
+ * Every limit the contract states, checked before anything is sent, so bad input costs no request and the error
+ * names the parameter (by the label the user sees) and the item.
+ *
+ * The pure checks return a problem sentence or undefined; `ItemParameters` reads an item's parameters with
+ * them and throws a NodeOperationError naming the field and the item.
+ */
+import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { formatUtc, isIanaTimeZone, parseCalendarDate, parseDateTime } from './time';
+import type { DayNumber } from './time';
+
+export const RESOURCE_ID_PATTERN = /^[0-9a-f]{24}$/;
+// Deliberately simple, like the service's "email format": one @, no spaces, a dot-separated domain.
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** Lengths count characters as people do (code points), not UTF-16 units: "日本" is 2, an emoji is 1. */
+export function characterCount(text: string): number {
+	return [...text].length;
+}
+
+export function lengthProblem(
+	text: string,
+	limits: { min?: number; max?: number },
+): string | undefined {
+	const count = characterCount(text);
+	if (limits.min !== undefined && count < limits.min) {
+		return limits.min === 1 ? 'must not be empty' : `must be at least ${limits.min} characters`;
+	}
+	if (limits.max !== undefined && count > limits.max) {
+		return `must be at most ${limits.max} characters (it has ${count})`;
+	}
+	return undefined;
+}
+
+export function emailProblem(text: string): string | undefined {
+	if (!EMAIL_PATTERN.test(text)) return 'must be an email address such as jane@example.com';
+	return lengthProblem(text, { max: 254 });
+}
+
+export function resourceIdProblem(text: string): string | undefined {
+	return RESOURCE_ID_PATTERN.test(text)
+		? undefined
+		: 'must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd';
+}
+
+export function timeZoneProblem(text: string): string | undefined {
+	return isIanaTimeZone(text)
+		? undefined
+		: 'must be an IANA time zone name such as Europe/Berlin or UTC';
+}
+
+export function integerProblem(
+	value: number,
+	limits: { min: number; max: number },
+): string | undefined {
+	if (!Number.isInteger(value)) return 'must be a whole number';
+	if (value < limits.min || value > limits.max)
+		return `must be between ${limits.min} and ${limits.max}`;
+	return undefined;
+}
+
+/** Reads and checks one item's parameters. Dotted names reach into collections, e.g. `additionalFields.phone`. */
+export class ItemParameters {
+	private readonly context: IExecuteFunctions;
+
+	readonly itemIndex: number;
+
+	constructor(context: IExecuteFunctions, itemIndex: number) {
+		this.context = context;
+		this.itemIndex = itemIndex;
+	}
+
+	/** The error for a bad parameter: it names the field and the item, and never echoes long values. */
+	invalid(label: string, problem: string, value?: unknown): NodeOperationError {
+		const shown =
+			typeof value === 'string' && value !== '' && characterCount(value) <= 60
+				? ` (got "${value}")`
+				: '';
+		return new NodeOperationError(
+			this.context.getNode(),
+			`${label} ${problem}${shown} [item ${this.itemIndex}]`,
+			{
+				itemIndex: this.itemIndex,
+				description: `Parameter "${label}" of input item ${this.itemIndex} was checked before sending; nothing was sent for this item.`,
+			},
+		);
+	}
+
+	/** The parameter's value; `null` when it is not set (n8n throws on a missing parameter without a fallback). */
+	raw(name: string, fallback: unknown = null): unknown {
+		return this.context.getNodeParameter(name, this.itemIndex, fallback);
+	}
+
+	/** A string parameter, trimmed; empty means absent. Non-strings from expressions (numbers) are converted. */
+	optionalString(name: string, label: string, limits: { max?: number } = {}): string | undefined {
+		const value = this.raw(name, '');
+		if (value === undefined || value === null) return undefined;
+		if (typeof value === 'object') throw this.invalid(label, 'must be text, not an object or list');
+		const text = String(value).trim();
+		if (text === '') return undefined;
+		const problem = lengthProblem(text, limits);
+		if (problem) throw this.invalid(label, problem);
+		return text;
+	}
+
+	requiredString(name: string, label: string, limits: { max?: number } = {}): string {
+		const text = this.optionalString(name, label, limits);
+		if (text === undefined) throw this.invalid(label, 'is required');
+		return text;
+	}
+
+	optionalEmail(name: string, label: string): string | undefined {
+		const text = this.optionalString(name, label);
+		if (text === undefined) return undefined;
+		const problem = emailProblem(text);
+		if (problem) throw this.invalid(label, problem, text);
+		return text;
+	}
+
+	requiredEmail(name: string, label: string): string {
+		const text = this.optionalEmail(name, label);
+		if (text === undefined) throw this.invalid(label, 'is required');
+		return text;
+	}
+
+	requiredResourceId(name: string, label: string): string {
+		const text = this.requiredString(name, label);
+		const problem = resourceIdProblem(text);
+		if (problem) throw this.invalid(label, problem, text);
+		return text;
+	}
+
+	/** The ID behind a resource locator, whichever mode was used; undefined when empty and not required. */
+	resourceLocatorId(name: string, label: string, required: boolean): string | undefined {
+		const locator = this.raw(name, { mode: 'list', value: '' }) as
+			| INodeParameterResourceLocator
+			| string;
+		const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
+		const text = value === undefined || value === null ? '' : String(value).trim();
+		if (text === '') {
+			if (required) throw this.invalid(label, 'is required');
+			return undefined;
+		}
+		const problem = resourceIdProblem(text);
+		if (problem) throw this.invalid(label, problem, text);
+		return text;
+	}
+
+	optionalTimeZone(name: string, label: string): string | undefined {
+		const text = this.optionalString(name, label);
+		if (text === undefined) return undefined;
+		const problem = timeZoneProblem(text);
+		if (problem) throw this.invalid(label, problem, text);
+		return text;
+	}
+
+	requiredTimeZone(name: string, label: string): string {
+		const text = this.optionalTimeZone(name, label);
+		if (text === undefined) throw this.invalid(label, 'is required');
+		return text;
+	}
+
+	optionalInteger(
+		name: string,
+		label: string,
+		limits: { min: number; max: number },
+	): number | undefined {
+		const value = this.raw(name);
+		if (value === undefined || value === null || value === '') return undefined;
+		const number = typeof value === 'number' ? value : Number(String(value).trim());
+		if (Number.isNaN(number)) throw this.invalid(label, 'must be a number', value);
+		const problem = integerProblem(number, limits);
+		if (problem) throw this.invalid(label, problem);
+		return number;
+	}
+
+	optionalBoolean(name: string, label: string): boolean | undefined {
+		const value = this.raw(name);
+		if (value === undefined || value === null || value === '') return undefined;
+		if (typeof value === 'boolean') return value;
+		if (value === 'true' || value === 'false') return value === 'true';
+		throw this.invalid(label, 'must be true or false', value);
+	}
+
+	oneOf<T extends string>(name: string, label: string, allowed: readonly T[], fallback: T): T {
+		const value = this.raw(name, fallback);
+		if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
+			return value as T;
+		throw this.invalid(label, `must be one of: ${allowed.join(', ')}`, value);
+	}
+
+	/**
+	 * A list of allowed values (multi-options, or a comma-separated string or array from an expression),
+	 * without duplicates, in the given order.
+	 */
+	listOf<T extends string>(name: string, label: string, allowed: readonly T[]): T[] {
+		const value = this.raw(name, []);
+		const entries = Array.isArray(value)
+			? value
+			: typeof value === 'string' && value.trim() !== ''
+				? value.split(',')
+				: [];
+		const chosen: T[] = [];
+		for (const entry of entries) {
+			const text = String(entry).trim();
+			if (!(allowed as readonly string[]).includes(text)) {
+				throw this.invalid(label, `may only contain: ${allowed.join(', ')}`, text);
+			}
+			if (!chosen.includes(text as T)) chosen.push(text as T);
+		}
+		return chosen;
+	}
+
+	/** A date-time converted to the service's UTC form (`…Z`); wall-clock values are read in the workflow's zone. */
+	optionalUtcDateTime(name: string, label: string): string | undefined {
+		const value = this.raw(name, '');
+		if (value === undefined || value === null || value === '') return undefined;
+		const instant = parseDateTime(value, this.context.getTimezone());
+		if (instant === undefined) {
+			throw this.invalid(
+				label,
+				'must be a date and time such as 2026-03-02T09:00:00Z, 2026-03-02T10:00:00+01:00 or 2026-03-02 10:00',
+				value,
+			);
+		}
+		return formatUtc(instant);
+	}
+
+	requiredUtcDateTime(name: string, label: string): string {
+		const text = this.optionalUtcDateTime(name, label);
+		if (text === undefined) throw this.invalid(label, 'is required');
+		return text;
+	}
+
+	requiredCalendarDate(name: string, label: string, timeZone: string): DayNumber {
+		const value = this.raw(name, '');
+		if (value === undefined || value === null || value === '')
+			throw this.invalid(label, 'is required');
+		const day = parseCalendarDate(value, timeZone);
+		if (day === undefined) throw this.invalid(label, 'must be a date such as 2026-03-02', value);
+		return day;
+	}
+
+	collection(name: string): IDataObject {
+		const value = this.raw(name, {});
+		return typeof value === 'object' && value !== null ? (value as IDataObject) : {};
+	}
+}

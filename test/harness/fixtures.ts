@@ -1,0 +1,72 @@
+/**
+ * Shared set-up for the engine tests: one simulator per test file on 127.0.0.1, with a fixed clock so slots and
+ * dates are the same on every run, the credential data for each kind of key, and small look-ups the tests need.
+ */
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+import { startSimulator } from '../simulator/index.ts';
+import type { Simulator, SimulatorOptions } from '../simulator/index.ts';
+
+/** A Monday, 00:00 UTC. */
+export const SIMULATED_NOW = '2026-03-02T00:00:00Z';
+
+export async function startTestSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+	return await startSimulator({ now: SIMULATED_NOW, rateLimit: false, ...options });
+}
+
+export function credentialsFor(
+	sim: Simulator,
+	key: 'readWrite' | 'readOnly' | string = 'readWrite',
+	baseUrl: string = sim.baseUrl,
+): Record<string, ICredentialDataDecryptedObject> {
+	const apiKey = key === 'readWrite' || key === 'readOnly' ? sim.apiKeys[key] : key;
+	return { bookingServiceApi: { apiKey, baseUrl } };
+}
+
+/** The /v1 requests the simulator received since the last clear, optionally only those of one route pattern. */
+export function requestsTo(sim: Simulator, route?: string) {
+	return sim.control.requests().filter((entry) => route === undefined || entry.route === route);
+}
+
+export function eventTypeId(sim: Simulator, slug: string): string {
+	return sim.control.eventType(slug).id;
+}
+
+/** The first free start times of an event type, asked straight from the simulator (not through the node). */
+export async function freeSlots(
+	sim: Simulator,
+	slug: string,
+	from = '2026-03-03',
+	to = '2026-03-20',
+): Promise<string[]> {
+	const response = await fetch(
+		`${sim.baseUrl}/event-types/${eventTypeId(sim, slug)}/slots?from=${from}&to=${to}&timezone=UTC`,
+		{ headers: { Authorization: `Bearer ${sim.apiKeys.readWrite}` } },
+	);
+	const body = (await response.json()) as { slots: string[] };
+	if (!response.ok || body.slots.length === 0)
+		throw new Error(`no free slots for ${slug}: ${JSON.stringify(body)}`);
+	return body.slots;
+}
+
+/**
+ * Every path in `root` — following non-enumerable properties such as an error's `cause` — whose string value contains
+ * `needle`. Used to prove the API key never reaches output or errors.
+ */
+export function pathsHolding(root: unknown, needle: string): string[] {
+	const seen = new Set<unknown>();
+	const found: string[] = [];
+	const visit = (value: unknown, path: string) => {
+		if (typeof value === 'string') {
+			if (value.includes(needle)) found.push(path);
+			return;
+		}
+		if (typeof value !== 'object' || value === null || seen.has(value)) return;
+		seen.add(value);
+		for (const key of Object.getOwnPropertyNames(value)) {
+			visit((value as Record<string, unknown>)[key], `${path}.${key}`);
+		}
+	};
+	visit(root, '$');
+	return found;
+}
