@@ -1,0 +1,372 @@
+/**
+ * Bad input never reaches the service: every case fails in n8n's engine before a single request (the simulator's
+ * request log proves it), with an error naming the parameter and the item. Values come from expressions over the
+ * incoming items — the way bad data really arrives; n8n's editor already refuses empty required fields.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
+import {
+	credentialsFor,
+	eventTypeId,
+	freeSlots,
+	requestsTo,
+	startTestSimulator,
+} from '../harness/fixtures.ts';
+import type { Simulator } from '../simulator/index.ts';
+
+let sim: Simulator;
+
+beforeAll(async () => {
+	sim = await startTestSimulator();
+});
+afterAll(async () => {
+	await sim.close();
+});
+beforeEach(() => {
+	sim.control.reset();
+});
+
+const FROM_ITEM = '={{ $json.value }}';
+/** The cases are built before the simulator starts, so the event type comes in with the item. */
+const introCall = '={{ $json.eventTypeId }}';
+
+function createBooking(overrides: Record<string, unknown>) {
+	return {
+		resource: 'booking',
+		operation: 'create',
+		eventType: { __rl: true, mode: 'id', value: introCall },
+		start: '2026-03-10T10:00:00Z',
+		bookerName: 'Jane Doe',
+		bookerEmail: 'jane@example.com',
+		bookerTimeZone: 'Europe/Berlin',
+		...overrides,
+	};
+}
+
+const cases: Array<[string, Record<string, unknown>, unknown, RegExp]> = [
+	[
+		'booker email',
+		createBooking({ bookerEmail: FROM_ITEM }),
+		'jane.example.com',
+		/^Booker Email must be an email address/,
+	],
+	[
+		'booker name too long',
+		createBooking({ bookerName: FROM_ITEM }),
+		'x'.repeat(121),
+		/^Booker Name must be at most 120 characters/,
+	],
+	[
+		'booker name empty',
+		createBooking({ bookerName: FROM_ITEM }),
+		'   ',
+		/^Booker Name is required/,
+	],
+	[
+		'booker time zone',
+		createBooking({ bookerTimeZone: FROM_ITEM }),
+		'Mars/Olympus_Mons',
+		/^Booker Time Zone must be an IANA time zone/,
+	],
+	[
+		'start not a date',
+		createBooking({ start: FROM_ITEM }),
+		'next tuesday',
+		/^Start must be a date and time/,
+	],
+	[
+		'start not a real day',
+		createBooking({ start: FROM_ITEM }),
+		'2026-02-30T10:00:00Z',
+		/^Start must be a date and time/,
+	],
+	[
+		'event type id',
+		createBooking({ eventType: { __rl: true, mode: 'id', value: FROM_ITEM } }),
+		'ABC123',
+		/^Event Type must be an ID of 24 lowercase hexadecimal/,
+	],
+	[
+		'phone too long',
+		createBooking({ additionalFields: { phone: FROM_ITEM } }),
+		'1'.repeat(41),
+		/^Booker Phone must be at most 40/,
+	],
+	[
+		'notes too long',
+		createBooking({ additionalFields: { notes: FROM_ITEM } }),
+		'n'.repeat(2001),
+		/^Notes must be at most 2000/,
+	],
+	[
+		'locale',
+		createBooking({ additionalFields: { locale: FROM_ITEM } }),
+		'de',
+		/^Booker Locale must be one of: en, ja/,
+	],
+	[
+		'booking id',
+		{ resource: 'booking', operation: 'get', bookingId: FROM_ITEM },
+		'12345',
+		/^Booking ID must be an ID of 24/,
+	],
+	[
+		'cancel message',
+		{
+			resource: 'booking',
+			operation: 'cancel',
+			bookingId: '0123456789abcdef01234567',
+			message: FROM_ITEM,
+		},
+		'm'.repeat(1001),
+		/^Message must be at most 1000/,
+	],
+	[
+		'email filter',
+		{ resource: 'booking', operation: 'getMany', filters: { email: FROM_ITEM } },
+		'nobody@',
+		/^Booker Email must be an email address/,
+	],
+	[
+		'start range reversed',
+		{
+			resource: 'booking',
+			operation: 'getMany',
+			filters: { startFrom: '2026-03-10T00:00:00Z', startTo: FROM_ITEM },
+		},
+		'2026-03-01T00:00:00Z',
+		/^Start To must not be before Start From/,
+	],
+	[
+		'status filter',
+		{ resource: 'booking', operation: 'getMany', filters: { status: FROM_ITEM } },
+		'confirmed,pending',
+		/^Status may only contain/,
+	],
+	[
+		'limit',
+		{ resource: 'booking', operation: 'getMany', returnAll: false, limit: FROM_ITEM },
+		0,
+		/^Limit must be between 1 and/,
+	],
+	[
+		'slots from',
+		{
+			resource: 'eventType',
+			operation: 'getSlots',
+			eventType: { __rl: true, mode: 'id', value: introCall },
+			from: FROM_ITEM,
+			to: '2026-03-10',
+		},
+		'2026-13-01',
+		/^From must be a date/,
+	],
+	[
+		'slots to before from',
+		{
+			resource: 'eventType',
+			operation: 'getSlots',
+			eventType: { __rl: true, mode: 'id', value: introCall },
+			from: '2026-03-10',
+			to: FROM_ITEM,
+		},
+		'2026-03-09',
+		/^To must not be before From/,
+	],
+	[
+		'slots range too long',
+		{
+			resource: 'eventType',
+			operation: 'getSlots',
+			eventType: { __rl: true, mode: 'id', value: introCall },
+			from: '2026-03-01',
+			to: FROM_ITEM,
+		},
+		'2029-03-02',
+		/^To must make a range of at most 1096 days/,
+	],
+	[
+		'slots time zone',
+		{
+			resource: 'eventType',
+			operation: 'getSlots',
+			eventType: { __rl: true, mode: 'id', value: introCall },
+			from: '2026-03-01',
+			to: '2026-03-02',
+			options: { timeZone: FROM_ITEM },
+		},
+		'+09:00',
+		/^Time Zone must be an IANA time zone/,
+	],
+	[
+		'invite expiry',
+		{
+			resource: 'invite',
+			operation: 'create',
+			eventType: { __rl: true, mode: 'id', value: introCall },
+			additionalFields: { expiresInDays: FROM_ITEM },
+		},
+		91,
+		/^Expires In Days must be between 1 and 90/,
+	],
+	[
+		'invite email',
+		{
+			resource: 'invite',
+			operation: 'create',
+			eventType: { __rl: true, mode: 'id', value: introCall },
+			additionalFields: { email: FROM_ITEM },
+		},
+		'a b@example.com',
+		/^Email must be an email address/,
+	],
+	[
+		'invite name',
+		{
+			resource: 'invite',
+			operation: 'create',
+			eventType: { __rl: true, mode: 'id', value: introCall },
+			additionalFields: { name: FROM_ITEM },
+		},
+		'n'.repeat(121),
+		/^Name must be at most 120/,
+	],
+	[
+		'webhook url',
+		{ resource: 'webhookSubscription', operation: 'create', url: FROM_ITEM, events: ['*'] },
+		'hooks.example.com/x',
+		/^URL must be a full address/,
+	],
+	[
+		'webhook url too long',
+		{ resource: 'webhookSubscription', operation: 'create', url: FROM_ITEM, events: ['*'] },
+		`https://example.com/${'p'.repeat(2000)}`,
+		/^URL must be at most 2000/,
+	],
+	[
+		'webhook events',
+		{
+			resource: 'webhookSubscription',
+			operation: 'create',
+			url: 'https://hooks.example.com/x',
+			events: FROM_ITEM,
+		},
+		['booking.deleted'],
+		/^Events may only contain/,
+	],
+	[
+		'webhook description',
+		{
+			resource: 'webhookSubscription',
+			operation: 'create',
+			url: 'https://hooks.example.com/x',
+			events: ['*'],
+			additionalFields: { description: FROM_ITEM },
+		},
+		'd'.repeat(201),
+		/^Description must be at most 200/,
+	],
+	[
+		'webhook id',
+		{ resource: 'webhookSubscription', operation: 'delete', webhookSubscriptionId: FROM_ITEM },
+		'whk_1',
+		/^Webhook Subscription ID must be an ID of 24/,
+	],
+	[
+		'timeout option',
+		{ resource: 'account', operation: 'get', options: { timeout: FROM_ITEM } },
+		-5,
+		/^Timeout must be between 1 and 600000/,
+	],
+];
+
+describe('bad input fails before any request, naming the field and the item', () => {
+	it.each(cases)('%s', async (_, parameters, value, message) => {
+		const result = await runWorkflow({
+			nodes: [bookingServiceNode('Node', parameters)],
+			startItems: [{ value, eventTypeId: eventTypeId(sim, 'intro-call') }],
+			credentials: credentialsFor(sim),
+		});
+
+		expect(result.error).toMatchObject({ name: 'NodeOperationError' });
+		expect(result.error!.message).toMatch(message);
+		expect(result.error!.message).toMatch(/\[item 0\]$/);
+		expect(requestsTo(sim)).toEqual([]);
+	});
+
+	it('a credential whose Base URL is not http(s) fails before any request', async () => {
+		const result = await runWorkflow({
+			nodes: [bookingServiceNode('Me', { resource: 'account', operation: 'get' })],
+			credentials: credentialsFor(sim, 'readWrite', sim.baseUrl.replace('http:', 'ftp:')),
+		});
+
+		expect(result.error).toMatchObject({ name: 'NodeOperationError' });
+		expect(result.error!.message).toMatch(/Base URL .* must start with https:\/\//);
+		expect(requestsTo(sim)).toEqual([]);
+	});
+});
+
+describe('several items', () => {
+	it('one bad item stops the node before any item is sent', async () => {
+		const [first, second] = await freeSlots(sim, 'intro-call');
+		sim.control.clearRequests();
+		const result = await runWorkflow({
+			nodes: [
+				bookingServiceNode(
+					'Book',
+					createBooking({ start: '={{ $json.start }}', bookerEmail: '={{ $json.email }}' }),
+				),
+			],
+			startItems: [
+				{ start: first, email: 'one@example.com', eventTypeId: eventTypeId(sim, 'intro-call') },
+				{ start: second, email: 'two(at)example.com', eventTypeId: eventTypeId(sim, 'intro-call') },
+			],
+			credentials: credentialsFor(sim),
+		});
+
+		expect(result.error!.message).toMatch(/^Booker Email must be an email address.*\[item 1\]$/);
+		expect(requestsTo(sim)).toEqual([]);
+	});
+
+	it('with Continue On Fail: one error item per failed input item, paired with it; the others are booked', async () => {
+		const [first, second] = await freeSlots(sim, 'intro-call');
+		sim.control.clearRequests();
+		const result = await runWorkflow({
+			nodes: [
+				bookingServiceNode(
+					'Book',
+					createBooking({ start: '={{ $json.start }}', bookerEmail: '={{ $json.email }}' }),
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			startItems: [
+				{ start: first, email: 'one@example.com' },
+				{ start: first, email: 'bad-address' },
+				{ start: second, email: 'three@example.com' },
+				{ start: first, email: 'four@example.com' }, // valid input, but the time is taken by item 0 by now
+			].map((item) => ({ ...item, eventTypeId: eventTypeId(sim, 'intro-call') })),
+			credentials: credentialsFor(sim),
+		});
+
+		expect(result.error).toBeUndefined();
+		const output = result.items.Book;
+		expect(output.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
+		expect(output[0].json).toMatchObject({ start: first, booker: { email: 'one@example.com' } });
+		expect(output[1].json).toEqual({
+			error: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
+			description: expect.stringMatching(/nothing was sent/),
+		});
+		expect(output[2].json).toMatchObject({ start: second, booker: { email: 'three@example.com' } });
+		expect(output[3].json).toMatchObject({
+			error: expect.stringMatching(/no longer free/),
+			httpCode: '409',
+		});
+		expect(requestsTo(sim, '/bookings')).toHaveLength(3);
+	});
+});

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+
+import {
+	characterCount,
+	emailProblem,
+	integerProblem,
+	ItemParameters,
+	lengthProblem,
+	resourceIdProblem,
+	timeZoneProblem,
+} from '../../nodes/BookingService/helpers/validation.ts';
+import { fakeContext } from './fake-context.ts';
+
+describe('characterCount', () => {
+	it('counts what people see as characters', () => {
+		expect(characterCount('abc')).toBe(3);
+		expect(characterCount('日本語')).toBe(3);
+		expect(characterCount('👋🏽')).toBe(2); // hand + skin tone: two code points, four UTF-16 units
+		expect(characterCount('😀'.repeat(120))).toBe(120);
+	});
+});
+
+describe('lengthProblem', () => {
+	it('checks both ends, counting code points', () => {
+		expect(lengthProblem('', { min: 1 })).toBe('must not be empty');
+		expect(lengthProblem('x'.repeat(120), { max: 120 })).toBeUndefined();
+		expect(lengthProblem('x'.repeat(121), { max: 120 })).toBe(
+			'must be at most 120 characters (it has 121)',
+		);
+		expect(lengthProblem('😀'.repeat(120), { max: 120 })).toBeUndefined();
+	});
+});
+
+describe('emailProblem', () => {
+	it.each(['jane@example.com', 'j.doe+tag@mail.example.co.jp', 'x@a.b'])('accepts %s', (email) => {
+		expect(emailProblem(email)).toBeUndefined();
+	});
+
+	it.each([
+		'jane',
+		'jane@',
+		'@example.com',
+		'jane@example',
+		'ja ne@example.com',
+		'jane@@example.com',
+		'jane@example..com',
+		'jane@.example.com',
+	])('refuses %s', (email) => {
+		expect(emailProblem(email)).toMatch(/email address/);
+	});
+
+	it('refuses more than 254 characters', () => {
+		expect(emailProblem(`${'a'.repeat(250)}@x.io`)).toMatch(/at most 254/);
+	});
+});
+
+describe('resourceIdProblem', () => {
+	it('wants exactly 24 lowercase hex characters', () => {
+		expect(resourceIdProblem('0123456789abcdef01234567')).toBeUndefined();
+		expect(resourceIdProblem('0123456789ABCDEF01234567')).toMatch(/lowercase/);
+		expect(resourceIdProblem('0123456789abcdef0123456')).toBeDefined();
+		expect(resourceIdProblem('0123456789abcdef012345678')).toBeDefined();
+		expect(resourceIdProblem('0123456789abcdef0123456g')).toBeDefined();
+		expect(resourceIdProblem('../0123456789abcdef01234')).toBeDefined();
+	});
+});
+
+describe('timeZoneProblem', () => {
+	it.each(['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Asia/Calcutta', 'Etc/GMT+9'])(
+		'accepts %s',
+		(zone) => {
+			expect(timeZoneProblem(zone)).toBeUndefined();
+		},
+	);
+
+	it.each(['+09:00', 'Mars/Olympus', '', 'Europe/', 'GMT+9:00'])('refuses %j', (zone) => {
+		expect(timeZoneProblem(zone)).toMatch(/IANA/);
+	});
+});
+
+describe('integerProblem', () => {
+	it('wants a whole number in range', () => {
+		expect(integerProblem(14, { min: 1, max: 90 })).toBeUndefined();
+		expect(integerProblem(0, { min: 1, max: 90 })).toBe('must be between 1 and 90');
+		expect(integerProblem(91, { min: 1, max: 90 })).toBe('must be between 1 and 90');
+		expect(integerProblem(1.5, { min: 1, max: 90 })).toBe('must be a whole number');
+	});
+});
+
+describe('ItemParameters', () => {
+	const read = (parameters: Record<string, unknown>, timezone = 'UTC') =>
+		new ItemParameters(
+			fakeContext(() => ({}), { parameters: parameters as never, timezone }).context,
+			2,
+		);
+
+	it('names the field and the item, and shows short values only', () => {
+		expect(() => read({ email: 'nope' }).requiredEmail('email', 'Booker Email')).toThrow(
+			'Booker Email must be an email address such as jane@example.com (got "nope") [item 2]',
+		);
+		expect(() =>
+			read({ notes: 'x'.repeat(3000) }).optionalString('notes', 'Notes', { max: 2000 }),
+		).toThrow('Notes must be at most 2000 characters (it has 3000) [item 2]');
+	});
+
+	it('treats empty and whitespace as absent, and trims', () => {
+		expect(read({ phone: '   ' }).optionalString('phone', 'Phone')).toBeUndefined();
+		expect(read({ name: '  Jane ' }).requiredString('name', 'Name')).toBe('Jane');
+		expect(() => read({ name: '' }).requiredString('name', 'Name')).toThrow(
+			'Name is required [item 2]',
+		);
+		expect(read({}).optionalString('additionalFields.phone', 'Phone')).toBeUndefined();
+	});
+
+	it('refuses objects where text is expected', () => {
+		expect(() => read({ name: { first: 'Jane' } }).requiredString('name', 'Name')).toThrow(
+			/must be text/,
+		);
+	});
+
+	it('reads a resource locator in any mode, or a plain string', () => {
+		const id = '0123456789abcdef01234567';
+		expect(
+			read({ eventType: { __rl: true, mode: 'list', value: id } }).resourceLocatorId(
+				'eventType',
+				'Event Type',
+				true,
+			),
+		).toBe(id);
+		expect(
+			read({ eventType: { __rl: true, mode: 'id', value: ` ${id} ` } }).resourceLocatorId(
+				'eventType',
+				'Event Type',
+				true,
+			),
+		).toBe(id);
+		expect(read({ eventType: id }).resourceLocatorId('eventType', 'Event Type', true)).toBe(id);
+		expect(
+			read({ eventType: { mode: 'list', value: '' } }).resourceLocatorId(
+				'eventType',
+				'Event Type',
+				false,
+			),
+		).toBeUndefined();
+		expect(() =>
+			read({ eventType: { mode: 'list', value: '' } }).resourceLocatorId(
+				'eventType',
+				'Event Type',
+				true,
+			),
+		).toThrow('Event Type is required [item 2]');
+	});
+
+	it('converts date-times to UTC, reading wall-clock values in the workflow time zone', () => {
+		expect(read({ start: '2026-03-02T10:00:00+01:00' }).requiredUtcDateTime('start', 'Start')).toBe(
+			'2026-03-02T09:00:00Z',
+		);
+		expect(
+			read({ start: '2026-03-02T10:00:00' }, 'Europe/Berlin').requiredUtcDateTime('start', 'Start'),
+		).toBe('2026-03-02T09:00:00Z');
+		expect(
+			read({ start: new Date('2026-03-02T09:00:00.250Z') }).requiredUtcDateTime('start', 'Start'),
+		).toBe('2026-03-02T09:00:00.250Z');
+		expect(() =>
+			read({ start: '2026-03-02T25:00:00Z' }).requiredUtcDateTime('start', 'Start'),
+		).toThrow(/^Start must be a date and time/);
+	});
+
+	it('reads numbers from expressions given as text, and refuses fractions and text', () => {
+		expect(read({ days: '14' }).optionalInteger('days', 'Days', { min: 1, max: 90 })).toBe(14);
+		expect(() =>
+			read({ days: '1.5' }).optionalInteger('days', 'Days', { min: 1, max: 90 }),
+		).toThrow('Days must be a whole number [item 2]');
+		expect(() =>
+			read({ days: 'two' }).optionalInteger('days', 'Days', { min: 1, max: 90 }),
+		).toThrow(/must be a number/);
+	});
+
+	it('reads lists from multi-options, arrays or comma-separated text, without duplicates', () => {
+		const allowed = ['a', 'b', 'c'] as const;
+		expect(read({ list: ['a', 'b', 'a'] }).listOf('list', 'List', allowed)).toEqual(['a', 'b']);
+		expect(read({ list: 'c, a' }).listOf('list', 'List', allowed)).toEqual(['c', 'a']);
+		expect(read({}).listOf('list', 'List', allowed)).toEqual([]);
+		expect(() => read({ list: ['a', 'z'] }).listOf('list', 'List', allowed)).toThrow(
+			'List may only contain: a, b, c (got "z") [item 2]',
+		);
+	});
+
+	it('reads booleans, also "true"/"false" from expressions', () => {
+		expect(read({ flag: false }).optionalBoolean('flag', 'Flag')).toBe(false);
+		expect(read({ flag: 'true' }).optionalBoolean('flag', 'Flag')).toBe(true);
+		expect(read({}).optionalBoolean('flag', 'Flag')).toBeUndefined();
+		expect(() => read({ flag: 'yes' }).optionalBoolean('flag', 'Flag')).toThrow(
+			/must be true or false/,
+		);
+	});
+});
