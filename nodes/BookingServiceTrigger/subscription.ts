@@ -1,0 +1,219 @@
+/**
+ * The trigger's side of a webhook subscription: what it keeps in the node's static data, the event selection, and
+ * the messages for a subscription the service refuses.
+ *
+ * Static data holds, per trigger node (n8n keeps a separate copy for "Listen for test event"):
+ *   subscription            { id, webhookUrl, events, sealedSecret }  the subscription this node made
+ *   leftoverSubscriptionIds string[]                                  ids whose deletion failed, retried on activation
+ *   recentEventIds          { [eventId]: firstSeenAtMs }              see dedupe.ts
+ * Static data is plain text on the workflow row, hence `sealedSecret` (secretBox.ts) and never the secret itself.
+ */
+import type { IDataObject, IHookFunctions, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+export const ALL_EVENTS = '*';
+
+export const BOOKING_EVENTS = [
+	'booking.created',
+	'booking.rescheduled',
+	'booking.cancelled',
+	'booking.no_show',
+] as const;
+
+/** The contract's limits for POST /webhooks. */
+export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
+const MAX_DESCRIPTION_LENGTH = 200;
+/** One per possible subscription is plenty; beyond that the oldest are given up on. */
+const MAX_LEFTOVER_IDS = MAX_SUBSCRIPTIONS_PER_ACCOUNT;
+
+const RESOURCE_ID = /^[0-9a-f]{24}$/;
+
+export interface StoredSubscription {
+	id: string;
+	webhookUrl: string;
+	/** As sent to the service, normalised by `normaliseEventSelection`. */
+	events: string[];
+	sealedSecret: string;
+}
+
+/**
+ * The selection as it is sent and compared: `*` alone when chosen (it already covers every kind), otherwise the
+ * distinct kinds in a fixed order, so reordering the selection in the editor is not a change of subscription.
+ */
+export function normaliseEventSelection(selected: unknown): string[] {
+	const values = Array.isArray(selected) ? selected.filter((value): value is string => typeof value === 'string') : [];
+	if (values.includes(ALL_EVENTS)) return [ALL_EVENTS];
+	return [...new Set(values)].sort();
+}
+
+/** Whether an event of this type starts the workflow under this (normalised) selection. */
+export function isSelectedEvent(events: string[], eventType: string): boolean {
+	return events.includes(ALL_EVENTS) || events.includes(eventType);
+}
+
+export function isResourceId(value: unknown): value is string {
+	return typeof value === 'string' && RESOURCE_ID.test(value);
+}
+
+export function readStoredSubscription(nodeData: IDataObject): StoredSubscription | undefined {
+	const stored = nodeData.subscription as Partial<StoredSubscription> | undefined;
+	if (typeof stored !== 'object' || stored === null) return undefined;
+	const { id, webhookUrl, events, sealedSecret } = stored;
+	if (!isResourceId(id) || typeof webhookUrl !== 'string' || typeof sealedSecret !== 'string') return undefined;
+	if (!Array.isArray(events)) return undefined;
+	return { id, webhookUrl, events: normaliseEventSelection(events), sealedSecret };
+}
+
+export function storeSubscription(nodeData: IDataObject, subscription: StoredSubscription): void {
+	nodeData.subscription = { ...subscription };
+	// Event ids belong to a subscription's deliveries; a new subscription starts with an empty record.
+	delete nodeData.recentEventIds;
+}
+
+export function forgetSubscription(nodeData: IDataObject): void {
+	delete nodeData.subscription;
+	delete nodeData.recentEventIds;
+}
+
+export function sameSubscriptionTarget(stored: StoredSubscription, webhookUrl: string, events: string[]): boolean {
+	return stored.webhookUrl === webhookUrl && stored.events.join(',') === events.join(',');
+}
+
+export function readLeftoverSubscriptionIds(nodeData: IDataObject): string[] {
+	const ids = nodeData.leftoverSubscriptionIds;
+	return Array.isArray(ids) ? ids.filter(isResourceId) : [];
+}
+
+export function storeLeftoverSubscriptionIds(nodeData: IDataObject, ids: string[]): void {
+	const kept = [...new Set(ids)].slice(-MAX_LEFTOVER_IDS);
+	if (kept.length === 0) delete nodeData.leftoverSubscriptionIds;
+	else nodeData.leftoverSubscriptionIds = kept;
+}
+
+/** What the service sees in its list of subscriptions, so a person can tell which workflow a subscription feeds. */
+export function subscriptionDescription(workflowName: string | undefined, node: INode, isTest: boolean): string {
+	const name = workflowName?.trim() || 'unnamed workflow';
+	const suffix = ` – ${node.name}${isTest ? ' (test URL)' : ''}`;
+	const prefix = 'n8n: ';
+	const room = MAX_DESCRIPTION_LENGTH - prefix.length - suffix.length;
+	const fitted = name.length <= room ? name : `${name.slice(0, Math.max(0, room - 1))}…`;
+	return `${prefix}${fitted}${suffix}`.slice(0, MAX_DESCRIPTION_LENGTH);
+}
+
+/**
+ * Why the service would refuse this webhook URL, judged locally, or undefined when it looks deliverable. Only used to
+ * explain a refusal: the request is always sent, because a local simulator may accept such URLs.
+ */
+export function webhookUrlProblem(webhookUrl: string): string | undefined {
+	let url: URL;
+	try {
+		url = new URL(webhookUrl);
+	} catch {
+		return 'it is not a valid URL';
+	}
+	if (url.protocol !== 'https:') return 'it uses http, and the service delivers only to https';
+	const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+	if (
+		host === 'localhost' ||
+		host.endsWith('.localhost') ||
+		host.endsWith('.local') ||
+		(!host.includes('.') && !host.includes(':'))
+	) {
+		return `its host "${host}" is only reachable on this machine or network`;
+	}
+	if (isPrivateAddressLiteral(host)) return `its address ${host} is private or reserved`;
+	return undefined;
+}
+
+function isPrivateAddressLiteral(host: string): boolean {
+	const ipv4 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(host);
+	if (ipv4) {
+		const [a, b] = [Number(ipv4[1]), Number(ipv4[2])];
+		return (
+			a === 0 ||
+			a === 10 ||
+			a === 127 ||
+			(a === 100 && b >= 64 && b <= 127) ||
+			(a === 169 && b === 254) ||
+			(a === 172 && b >= 16 && b <= 31) ||
+			(a === 192 && b === 168) ||
+			a >= 224
+		);
+	}
+	// IPv6 literals: loopback, unspecified, unique local (fc00::/7), link-local (fe80::/10), IPv4-mapped.
+	return host.includes(':') && /^(::1?$|f[cd]|fe[89ab]|::ffff:)/.test(host);
+}
+
+const URL_GUIDANCE = [
+	'The Booking Service delivers only to https addresses on the public internet.',
+	'"Listen for test event" subscribes n8n\'s Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n\'s WEBHOOK_URL setting.',
+	'If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n.',
+	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
+].join(' ');
+
+/**
+ * Turns a failed POST /webhooks into an error that says what to do. The transport's error already explains
+ * authentication, permission and rate-limit problems; this adds the two cases the trigger knows more about: the
+ * webhook URL (refused by the service, or one the service will refuse) and the subscription limit.
+ */
+export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl: string): NodeApiError {
+	const original = error as { message?: unknown; description?: unknown; httpCode?: unknown; context?: IDataObject };
+	const serviceMessage = typeof original.message === 'string' ? original.message : String(error);
+	const serviceDescription = typeof original.description === 'string' ? original.description : '';
+	const httpCode = typeof original.httpCode === 'string' ? original.httpCode : undefined;
+	const serviceCode = original.context?.serviceErrorCode;
+	const localProblem = webhookUrlProblem(webhookUrl);
+
+	const urlRefused =
+		serviceCode === 'validation_failed' && (/\burl\b/i.test(serviceMessage) || localProblem !== undefined);
+	if (urlRefused) {
+		const why = localProblem === undefined ? '' : `: ${localProblem}`;
+		return subscribeError(node, httpCode, {
+			message: `The Booking Service refused this trigger's webhook URL ${webhookUrl}${why}`,
+			description: `${URL_GUIDANCE} (${serviceMessage})`,
+		});
+	}
+
+	const limitReached =
+		httpCode !== undefined &&
+		httpCode.startsWith('4') &&
+		!['401', '403', '404', '429'].includes(httpCode) &&
+		/subscriptions?\b.*\b(limit|maximum|at most|too many|25)\b|\b(limit|maximum|at most|too many)\b.*\bsubscriptions?/i.test(
+			serviceMessage,
+		);
+	if (limitReached) {
+		return subscribeError(node, httpCode, {
+			message: `The Booking Service account already has the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions`,
+			description: `Delete subscriptions you no longer need in the app (Settings → API keys and webhooks), then activate the workflow again. Every active workflow with this trigger uses one subscription, and so does each "Listen for test event" while it listens. (${serviceMessage})`,
+		});
+	}
+
+	return subscribeError(node, httpCode, {
+		message: `Could not subscribe to Booking Service events: ${serviceMessage}`,
+		description: [
+			serviceDescription,
+			localProblem === undefined
+				? ''
+				: `Note also that the webhook URL ${webhookUrl} will not work: ${localProblem}. ${URL_GUIDANCE}`,
+		]
+			.filter((part) => part !== '')
+			.join(' '),
+	});
+}
+
+function subscribeError(
+	node: INode,
+	httpCode: string | undefined,
+	text: { message: string; description: string },
+): NodeApiError {
+	return new NodeApiError(node, { message: text.message, httpCode: httpCode ?? null } as JsonObject, {
+		message: text.message,
+		description: text.description,
+		httpCode,
+	});
+}
+
+/** The hook context's view of whether this is the Test URL ("Listen for test event") or the Production URL. */
+export function isTestSubscription(context: IHookFunctions): boolean {
+	return context.getMode() === 'manual';
+}

@@ -1,0 +1,390 @@
+/**
+ * Runs the Booking Service Trigger the way n8n runs a webhook trigger, without n8n's server:
+ *
+ * - `checkExists` / `create` / `delete` are called through n8n-core's own `HookContext`, in the order and with the
+ *   modes n8n's WebhookService uses (activation: checkExists, then create only if it said false; deactivation:
+ *   delete with mode 'internal').
+ * - A real HTTP server on 127.0.0.1 plays n8n's webhook endpoint: it receives the simulator's signed deliveries at
+ *   the node's Production URL (`/webhook/<webhookId>/webhook`) or, while "listening for a test event", its Test URL
+ *   (`/webhook-test/…`), keeps the raw body bytes as `rawBody` beside the parsed `body` (as n8n's body parser does),
+ *   and calls the node's `webhook()` through n8n-core's own `WebhookContext`, with the Node.js response object.
+ * - It answers as n8n does for `responseMode: 'onReceived'`: nothing more when the node answered itself
+ *   (`noWebhookResponse`), 200 with `webhookResponse` when the node returned no `workflowData`, and otherwise starts
+ *   an execution (recorded in `executions`) and answers per the description's `responseData`.
+ * - Static data behaves as in n8n: production static data is stored as JSON (the workflow row), loaded into a fresh
+ *   `Workflow` for every activation, request and deactivation, and saved only when n8n would save it (its
+ *   `__dataChanged` flag). In test mode, static data starts empty, the state after `create` is kept with the test
+ *   registration and handed to each request through `setTestStaticData`, and nothing a request writes is kept.
+ */
+import './n8n-environment.ts';
+
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	IWebhookData,
+	IWebhookDescription,
+	IWorkflowExecuteAdditionalData,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { HookContext, WebhookContext } from 'n8n-core';
+import { Workflow } from 'n8n-workflow';
+import { BookingServiceTrigger } from '../../nodes/BookingServiceTrigger/BookingServiceTrigger.node.ts';
+import { createAdditionalData, createNodeTypes, TestCredentialsHelper } from './engine.ts';
+
+export const TRIGGER_NODE_TYPE = 'n8n-nodes-booking-service.bookingServiceTrigger';
+
+export interface TriggerHarnessOptions {
+	/** The credential's base URL, e.g. the simulator's `baseUrl`. */
+	baseUrl: string;
+	apiKey: string;
+	/** The node's parameters (`events`, `options`). */
+	parameters: IDataObject;
+	workflowName?: string;
+}
+
+export interface RecordedExecution {
+	mode: 'production' | 'test';
+	items: INodeExecutionData[];
+}
+
+export interface ReceivedRequest {
+	mode: 'production' | 'test';
+	headers: IncomingHttpHeaders;
+	rawBody: Buffer;
+}
+
+export interface RecordedAnswer {
+	mode: 'production' | 'test';
+	status: number;
+	body: string;
+	/** Set when the node's webhook() threw: n8n answers 500 and records a failed execution. */
+	error?: string;
+}
+
+type UrlKind = 'production' | 'test';
+
+interface LogLine {
+	level: string;
+	message: string;
+}
+
+export class TriggerHarness {
+	readonly executions: RecordedExecution[] = [];
+	readonly answers: RecordedAnswer[] = [];
+	/** Every request that reached a registered URL, as received: the simulator's real deliveries included. */
+	readonly received: ReceivedRequest[] = [];
+	/** Everything the node logged through `this.logger`, to check that no secret ever reaches a log. */
+	readonly logs: LogLine[] = [];
+
+	readonly #server: Server;
+	readonly #nodeType: INodeType = new BookingServiceTrigger();
+	readonly #nodeTypes = createNodeTypes({ [TRIGGER_NODE_TYPE]: this.#nodeType });
+	#credentials: TestCredentialsHelper;
+	#parameters: IDataObject;
+	readonly #workflowName: string;
+	readonly #node: Omit<INode, 'parameters'> = {
+		id: '0f7c5a52-1d2e-4b8a-9f3c-5e6d7a8b9c0d',
+		name: 'Booking Service Trigger',
+		type: TRIGGER_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		webhookId: 'c2d7e0f4-8a61-4b5e-9d3a-71f0b2c4e6a8',
+		credentials: { bookingServiceApi: { id: 'cred-1', name: 'Booking Service account' } },
+	};
+	/** Unique per harness, as workflow ids are per n8n instance: state in the node's process memory never carries over. */
+	readonly workflowId = `wf-${randomUUID()}`;
+	/** Production static data as the database holds it: JSON text. */
+	#storedStaticData = '{}';
+	/** The test registration's copy of static data, while listening for a test event. */
+	#testRegistration: IDataObject | undefined;
+	#active = false;
+	/** Work n8n does after answering a request (removing the test webhook), for `whenIdle`. */
+	#afterResponse: Array<Promise<void>> = [];
+	origin = '';
+
+	constructor(options: TriggerHarnessOptions) {
+		this.#credentials = new TestCredentialsHelper({
+			bookingServiceApi: { apiKey: options.apiKey, baseUrl: options.baseUrl },
+		});
+		this.#parameters = options.parameters;
+		this.#workflowName = options.workflowName ?? 'Booking follow-ups';
+		this.#server = createServer((request, response) => {
+			void this.#handle(request, response);
+		});
+	}
+
+	async start(): Promise<this> {
+		this.#server.listen(0, '127.0.0.1');
+		await once(this.#server, 'listening');
+		this.origin = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+		return this;
+	}
+
+	async close(): Promise<void> {
+		this.#server.closeAllConnections();
+		await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+	}
+
+	get productionUrl(): string {
+		return `${this.origin}/webhook/${this.#node.webhookId}/webhook`;
+	}
+
+	get testUrl(): string {
+		return `${this.origin}/webhook-test/${this.#node.webhookId}/webhook`;
+	}
+
+	/** Resolves when the work n8n does after answering requests has finished. */
+	async whenIdle(): Promise<void> {
+		await Promise.all(this.#afterResponse.splice(0));
+	}
+
+	/** Production static data as last saved, parsed. */
+	get staticData(): IDataObject {
+		return JSON.parse(this.#storedStaticData) as IDataObject;
+	}
+
+	/** The node's own part of production static data. */
+	get nodeStaticData(): IDataObject {
+		return (this.staticData[`node:${this.#node.name}`] ?? {}) as IDataObject;
+	}
+
+	/** Edits the node's saved static data, as someone with database access (or a bad import) could. */
+	editNodeStaticData(edit: (nodeData: IDataObject) => void): void {
+		const all = this.staticData;
+		const key = `node:${this.#node.name}`;
+		const nodeData = (all[key] ?? {}) as IDataObject;
+		edit(nodeData);
+		all[key] = nodeData;
+		this.#storedStaticData = JSON.stringify(all);
+	}
+
+	/** A new version of the workflow with other parameters (n8n re-activates it: delete with the old, then create). */
+	setParameters(parameters: IDataObject): void {
+		this.#parameters = parameters;
+	}
+
+	/** The credential is edited (e.g. a new API key); n8n reads it fresh every time. */
+	setCredential(data: { apiKey: string; baseUrl: string }): void {
+		this.#credentials = new TestCredentialsHelper({ bookingServiceApi: data });
+	}
+
+	/** Workflow activation: checkExists, then create only when it said false. Throws what create throws. */
+	async activate(activation: WorkflowActivateMode = 'activate'): Promise<{ created: boolean }> {
+		const workflow = this.#workflow(this.#loadStaticData());
+		const webhookData = this.#webhookData(workflow, false);
+		const exists = await this.#runHook('checkExists', workflow, webhookData, 'trigger', activation);
+		if (!exists) await this.#runHook('create', workflow, webhookData, 'trigger', activation);
+		this.#saveStaticData(workflow);
+		this.#active = true;
+		return { created: !exists };
+	}
+
+	/** Workflow deactivation. Resolves whether or not `delete` succeeded on the service, as n8n needs it to. */
+	async deactivate(): Promise<void> {
+		const workflow = this.#workflow(this.#loadStaticData());
+		await this.#runHook('delete', workflow, this.#webhookData(workflow, false), 'internal', 'update');
+		this.#saveStaticData(workflow);
+		this.#active = false;
+	}
+
+	/** "Listen for test event": the same lifecycle against the Test URL, with its own, empty static data. */
+	async listenForTestEvent(): Promise<void> {
+		const workflow = this.#workflow({});
+		const webhookData = this.#webhookData(workflow, true);
+		const exists = await this.#runHook('checkExists', workflow, webhookData, 'manual', 'manual');
+		if (!exists) await this.#runHook('create', workflow, webhookData, 'manual', 'manual');
+		this.#testRegistration = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+	}
+
+	/** The test webhook is removed (an event arrived, or the listening time ran out). */
+	async stopListening(): Promise<void> {
+		if (this.#testRegistration === undefined) return;
+		const workflow = this.#workflow(this.#testRegistration);
+		await this.#runHook('delete', workflow, this.#webhookData(workflow, true), 'internal', 'update');
+		this.#testRegistration = undefined;
+	}
+
+	/** Sends a request to the node's Production URL, as an attacker or a misbehaving proxy could. */
+	async post(
+		body: string | Buffer,
+		headers: Record<string, string>,
+		url = this.productionUrl,
+	): Promise<{ status: number; body: string }> {
+		const response = await fetch(url, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json', ...headers },
+			body,
+		});
+		return { status: response.status, body: await response.text() };
+	}
+
+	#loadStaticData(): IDataObject {
+		return JSON.parse(this.#storedStaticData) as IDataObject;
+	}
+
+	/** n8n saves static data only when it changed (`__dataChanged`), then clears the flag. */
+	#saveStaticData(workflow: Workflow): void {
+		if (workflow.staticData.__dataChanged === true) {
+			this.#storedStaticData = JSON.stringify(workflow.staticData);
+			workflow.staticData.__dataChanged = false;
+		}
+	}
+
+	#workflow(staticData: IDataObject): Workflow {
+		return new Workflow({
+			id: this.workflowId,
+			name: this.#workflowName,
+			nodes: [{ ...this.#node, parameters: structuredClone(this.#parameters) } as INode],
+			connections: {},
+			active: this.#active,
+			nodeTypes: this.#nodeTypes,
+			staticData,
+		});
+	}
+
+	#additionalData(): IWorkflowExecuteAdditionalData {
+		return createAdditionalData({
+			credentials: {},
+			credentialsHelper: this.#credentials,
+			webhookBaseUrl: `${this.origin}/webhook`,
+			webhookTestBaseUrl: `${this.origin}/webhook-test`,
+		});
+	}
+
+	#webhookData(workflow: Workflow, isTest: boolean): IWebhookData {
+		const webhookDescription = this.#nodeType.description.webhooks?.[0] as IWebhookDescription;
+		return {
+			httpMethod: 'POST',
+			node: this.#node.name,
+			path: `${this.#node.webhookId}/${webhookDescription.path}`,
+			webhookDescription,
+			workflowId: workflow.id,
+			workflowExecuteAdditionalData: this.#additionalData(),
+			isTest,
+		};
+	}
+
+	async #runHook(
+		method: 'checkExists' | 'create' | 'delete',
+		workflow: Workflow,
+		webhookData: IWebhookData,
+		mode: WorkflowExecuteMode,
+		activation: WorkflowActivateMode,
+	): Promise<boolean | undefined> {
+		const node = workflow.getNode(this.#node.name) as INode;
+		const context = new HookContext(
+			workflow,
+			node,
+			webhookData.workflowExecuteAdditionalData,
+			mode,
+			activation,
+			webhookData,
+		);
+		this.#captureLogs(context);
+		const hook = this.#nodeType.webhookMethods?.default?.[method];
+		if (hook === undefined) throw new Error(`the trigger has no ${method}`);
+		return (await hook.call(context)) as boolean | undefined;
+	}
+
+	/** n8n-core hands every context the process-wide logger; recording what the node logs lets tests inspect it. */
+	#captureLogs(context: { logger: unknown }): void {
+		const record = (level: string) => (message: string) => {
+			this.logs.push({ level, message });
+		};
+		Object.defineProperty(context, 'logger', {
+			value: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },
+		});
+	}
+
+	async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+		const chunks: Buffer[] = [];
+		for await (const chunk of request) chunks.push(chunk as Buffer);
+		const rawBody = Buffer.concat(chunks);
+
+		const kind = this.#urlKind(request);
+		if (kind === undefined || request.method !== 'POST') {
+			response.writeHead(404, { 'Content-Type': 'application/json' });
+			response.end(JSON.stringify({ message: 'The requested webhook is not registered.' }));
+			return;
+		}
+
+		this.received.push({ mode: kind, headers: { ...request.headers }, rawBody });
+		const workflow =
+			kind === 'production' ? this.#workflow(this.#loadStaticData()) : this.#testWorkflow(this.#testRegistration!);
+		const node = workflow.getNode(this.#node.name) as INode;
+		const webhookData = this.#webhookData(workflow, kind === 'test');
+		const additionalData = webhookData.workflowExecuteAdditionalData;
+		let body: unknown = {};
+		try {
+			body = JSON.parse(rawBody.toString('utf8'));
+		} catch {
+			// n8n leaves the body empty when it cannot parse it; the node reads rawBody anyway.
+		}
+		additionalData.httpRequest = Object.assign(request, { rawBody, body, params: {}, query: {} }) as never;
+		additionalData.httpResponse = response as never;
+
+		const context = new WebhookContext(
+			workflow,
+			node,
+			additionalData,
+			kind === 'production' ? 'webhook' : 'manual',
+			webhookData,
+			[],
+			null,
+		);
+		this.#captureLogs(context);
+
+		let result;
+		try {
+			result = await this.#nodeType.webhook!.call(context);
+		} catch (error) {
+			this.#answer(response, kind, 500, JSON.stringify({ message: 'Error in workflow' }), (error as Error).message);
+			return;
+		}
+		if (kind === 'production') this.#saveStaticData(workflow);
+
+		if (result.noWebhookResponse === true) {
+			if (!response.writableEnded) response.end();
+			this.answers.push({ mode: kind, status: response.statusCode, body: '' });
+		} else if (result.workflowData === undefined) {
+			this.#answer(response, kind, 200, JSON.stringify(result.webhookResponse ?? { message: 'Webhook call received' }));
+		} else {
+			this.executions.push({ mode: kind, items: result.workflowData[0] ?? [] });
+			// responseData 'noData': an empty 200.
+			this.#answer(response, kind, 200, '');
+			// n8n removes the test webhook once its event has started an execution, after answering.
+			if (kind === 'test') this.#afterResponse.push(this.stopListening());
+		}
+	}
+
+	#testWorkflow(registration: IDataObject): Workflow {
+		const workflow = this.#workflow({});
+		workflow.setTestStaticData(structuredClone(registration));
+		return workflow;
+	}
+
+	#answer(response: ServerResponse, mode: UrlKind, status: number, body: string, error?: string): void {
+		response.writeHead(status, { 'Content-Type': 'application/json' });
+		response.end(body);
+		this.answers.push({ mode, status, body, ...(error === undefined ? {} : { error }) });
+	}
+
+	#urlKind(request: IncomingMessage): UrlKind | undefined {
+		const path = new URL(request.url ?? '/', this.origin).pathname;
+		if (path === new URL(this.productionUrl).pathname && this.#active) return 'production';
+		if (path === new URL(this.testUrl).pathname && this.#testRegistration !== undefined) return 'test';
+		return undefined;
+	}
+}
+
+export async function startTriggerHarness(options: TriggerHarnessOptions): Promise<TriggerHarness> {
+	return await new TriggerHarness(options).start();
+}

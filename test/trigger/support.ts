@@ -1,0 +1,77 @@
+// Small steps the trigger tests share: making real booking events happen on the simulator through its public API,
+// and signing deliveries from scratch the way the contract describes (independently of the node's own code).
+import { createHmac } from 'node:crypto';
+import type { Simulator } from '../simulator/index.ts';
+
+export async function api<T>(
+	sim: Simulator,
+	method: string,
+	path: string,
+	body?: unknown,
+	apiKey = sim.apiKeys.readWrite,
+): Promise<T> {
+	const response = await fetch(`${sim.baseUrl}${path}`, {
+		method,
+		headers: {
+			Authorization: `Bearer ${apiKey}`,
+			...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+		},
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
+	return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** Free start times of the free "intro-call" event type over the next two weeks. */
+async function freeIntroCallStarts(sim: Simulator): Promise<{ eventTypeId: string; starts: string[] }> {
+	const eventTypeId = sim.control.eventType('intro-call').id;
+	const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+	const to = new Date(Date.now() + 15 * 86_400_000).toISOString().slice(0, 10);
+	const { slots } = await api<{ slots: string[] }>(
+		sim,
+		'GET',
+		`/event-types/${eventTypeId}/slots?from=${from}&to=${to}`,
+	);
+	return { eventTypeId, starts: slots };
+}
+
+/** Books `count` intro calls through POST /bookings (each emits booking.created); returns their ids. */
+export async function bookIntroCalls(sim: Simulator, count: number): Promise<string[]> {
+	const { eventTypeId, starts } = await freeIntroCallStarts(sim);
+	const ids: string[] = [];
+	for (let index = 0; index < count; index += 1) {
+		const booking = await api<{ id: string }>(sim, 'POST', '/bookings', {
+			eventTypeId,
+			start: starts[index],
+			booker: { name: `Guest ${index}`, email: `guest${index}.${Date.now()}@example.com`, timezone: 'Europe/Berlin' },
+		});
+		ids.push(booking.id);
+	}
+	return ids;
+}
+
+/** A later free start for rescheduling. */
+export async function laterFreeStart(sim: Simulator): Promise<string> {
+	const { starts } = await freeIntroCallStarts(sim);
+	return starts[starts.length - 1];
+}
+
+export function hmacHex(secret: string, payload: string | Buffer): string {
+	return createHmac('sha256', secret).update(payload).digest('hex');
+}
+
+/** A `Service-Signature` value made from scratch: HMAC-SHA256 over "<t>." + body with the given secret. */
+export function signFromScratch(secret: string, body: string | Buffer, t = Math.floor(Date.now() / 1000)): string {
+	const payload = Buffer.concat([Buffer.from(`${t}.`), typeof body === 'string' ? Buffer.from(body) : body]);
+	return `t=${t},v1=${hmacHex(secret, payload)}`;
+}
+
+/** A well-formed delivery body for an event the simulator never sent. */
+export function syntheticEvent(
+	type: string,
+	booking: unknown,
+	id = `evt_${Math.random().toString(16).slice(2).padEnd(24, '0')}`,
+): string {
+	return JSON.stringify({ id, type, createdAt: new Date().toISOString(), apiVersion: 'v1', data: { booking } });
+}
