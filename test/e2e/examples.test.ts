@@ -1,0 +1,185 @@
+// The example workflows (examples/*.json) import into n8n and run against the simulator, as `npm run dev` sets them
+// up. The Slack and Google Sheets nodes have no account here: they are disabled, or their workflow is run only up
+// to them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowInput } from '../n8n/client.ts';
+import { firstEventType, prepareExample, readExamples, type ExampleContext } from '../n8n/examples.ts';
+import { startSimulator, type Simulator } from '../simulator/index.ts';
+import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
+
+const client = n8n();
+let simulator: Simulator;
+let context: ExampleContext;
+
+function example(file: string): WorkflowInput {
+	const found = readExamples().find((entry) => entry.file === file);
+	if (!found) throw new Error(`examples/${file} is missing`);
+	return prepareExample(found.workflow, context);
+}
+
+beforeAll(async () => {
+	simulator = await startSimulator({ allowInsecureWebhookTargets: true });
+	const credential = await client.createCredential({
+		name: 'Booking Service (examples test)',
+		type: CREDENTIAL_TYPE,
+		data: { apiKey: simulator.apiKeys.readWrite, baseUrl: simulator.baseUrl },
+	});
+	context = {
+		credential: { id: credential.id, name: credential.name },
+		eventType: await firstEventType(simulator.baseUrl, simulator.apiKeys.readWrite),
+	};
+});
+
+afterAll(async () => {
+	if (context) await client.api('DELETE', `/credentials/${context.credential.id}`);
+	await simulator?.close();
+});
+
+/** Creates and publishes workflows, runs `body`, then unpublishes and deletes them whatever happened. */
+async function withPublished(workflows: WorkflowInput[], body: (ids: string[]) => Promise<void>): Promise<void> {
+	const ids: string[] = [];
+	try {
+		for (const workflow of workflows) {
+			const { id } = await client.createWorkflow(workflow);
+			ids.push(id);
+			await client.activate(id);
+		}
+		await body(ids);
+	} finally {
+		for (const id of ids) {
+			await client.deactivate(id);
+			await client.deleteWorkflow(id);
+		}
+	}
+}
+
+/** A date (YYYY-MM-DD, UTC) on which the event type has a free slot, within the next two weeks. */
+async function dayWithFreeSlot(): Promise<string> {
+	const today = new Date();
+	const inTwoWeeks = new Date(today.getTime() + 14 * 86_400_000);
+	const day = (date: Date) => date.toISOString().slice(0, 10);
+	const response = await fetch(
+		`${simulator.baseUrl}/event-types/${context.eventType.id}/slots?from=${day(today)}&to=${day(inTwoWeeks)}`,
+		{ headers: { authorization: `Bearer ${simulator.apiKeys.readWrite}` } },
+	);
+	const { slots } = (await response.json()) as { slots: string[] };
+	// Not today: today's remaining slots may be gone by the time the form is sent.
+	const later = slots.find((slot) => slot.slice(0, 10) > day(today));
+	if (!later) throw new Error('the simulator offers no slot in the next two weeks');
+	return later.slice(0, 10);
+}
+
+function outputOf(execution: { data?: { resultData: { runData: Record<string, unknown[]> } } }, node: string) {
+	const runs = execution.data?.resultData.runData[node] as
+		| Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }>
+		| undefined;
+	return runs?.[0]?.data?.main[0]?.map((item) => item.json) ?? [];
+}
+
+describe('example workflows', () => {
+	it('each file imports through the public API', async () => {
+		const examples = readExamples();
+		expect(examples.map((entry) => entry.file)).toEqual([
+			'form-to-booking-invite.json',
+			'new-booking-to-slack.json',
+			'nightly-bookings-to-google-sheets.json',
+		]);
+		for (const { workflow } of examples) {
+			const { id } = await client.createWorkflow(prepareExample(workflow, context));
+			await client.deleteWorkflow(id);
+		}
+	});
+
+	it('uses only node types and versions that this n8n has', async () => {
+		const response = await fetch(`${client.baseUrl}/types/nodes.json`, { headers: { cookie: client.cookie } });
+		const known = (await response.json()) as Array<{ name: string; version: number | number[] }>;
+		const versions = new Map<string, number[]>();
+		for (const type of known) versions.set(type.name, [...(versions.get(type.name) ?? []), ...[type.version].flat()]);
+		for (const { file, workflow } of readExamples()) {
+			for (const node of workflow.nodes) {
+				expect(versions.get(node.type) ?? [], `${file}: ${node.name} (${node.type})`).toContain(node.typeVersion);
+			}
+		}
+	});
+
+	it('a form submission books the first free slot, shows an invite link and reaches the chat example', async () => {
+		const chat = example('new-booking-to-slack.json');
+		chat.nodes = chat.nodes.map((node) => (node.type === 'n8n-nodes-base.slack' ? { ...node, disabled: true } : node));
+		const form = example('form-to-booking-invite.json');
+		const formPath = form.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')?.webhookId;
+		const date = await dayWithFreeSlot();
+
+		await withPublished([chat, form], async ([chatId, formId]) => {
+			const submission = new FormData();
+			submission.set('field-0', 'Ada Lovelace');
+			submission.set('field-1', 'ada@example.com');
+			submission.set('field-2', date);
+			const response = await fetch(`${client.webhookUrl}form/${formPath}`, { method: 'POST', body: submission });
+			expect(response.status).toBe(200);
+
+			// The run stops at the "Form Ending" page, which waits for the browser to fetch it.
+			const [formRun] = await client.waitForExecutions(formId, 1, 30_000);
+			const [booking] = outputOf(formRun, 'Book the first slot');
+			const [invite] = outputOf(formRun, 'Create invite link');
+			expect(booking).toMatchObject({ status: 'confirmed' });
+			expect(String(booking.start)).toContain(date);
+			expect(invite.url).toMatch(/^https:\/\//);
+			const stored = simulator.control.bookings().find((entry) => entry.id === booking.id);
+			expect(stored?.booker).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com' });
+
+			// booking.created goes from the simulator to the published chat example.
+			const [chatRun] = await client.waitForExecutions(chatId, 1, 30_000);
+			const [message] = outputOf(chatRun, 'Write the message');
+			expect(message.message).toContain('Ada Lovelace');
+			const clock = (timeZone: unknown) =>
+				new Intl.DateTimeFormat('en-GB', {
+					timeZone: String(timeZone),
+					hour: '2-digit',
+					minute: '2-digit',
+					hourCycle: 'h23',
+				}).format(new Date(String(booking.start)));
+			expect(message.message).toContain(clock(booking.hostTimezone));
+			expect(message.message).toContain(clock(booking.bookerTimezone));
+		});
+	});
+
+	it('the nightly example fetches the bookings updated since its last run, and remembers the run', async () => {
+		const nightly = example('nightly-bookings-to-google-sheets.json');
+		// Run it from a webhook instead of the schedule, and without the Google Sheets account.
+		const trigger = nightly.nodes.find((node) => node.type === 'n8n-nodes-base.scheduleTrigger');
+		const sheets = nightly.nodes.find((node) => node.type === 'n8n-nodes-base.googleSheets');
+		const path = `nightly-${Date.now()}`;
+		nightly.nodes = nightly.nodes.map((node) => {
+			if (node === trigger) {
+				return {
+					...node,
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2.1,
+					webhookId: crypto.randomUUID(),
+					parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+				};
+			}
+			return node === sheets ? { ...node, disabled: true } : node;
+		});
+		const { ids } = simulator.control.generateBookings({ count: 3, eventTypeId: context.eventType.id });
+
+		await withPublished([nightly], async ([id]) => {
+			const run = async () => {
+				const before = (await client.listExecutions(id)).length;
+				const response = await fetch(`${client.webhookUrl}webhook/${path}`, { method: 'POST' });
+				expect(response.status).toBe(200);
+				const [newest] = await client.waitForExecutions(id, before + 1, 30_000);
+				return newest;
+			};
+			const first = await run();
+			const fetched = outputOf(first, 'Bookings updated since then').map((booking) => booking.id);
+			expect(fetched).toEqual(expect.arrayContaining(ids));
+			const [remembered] = outputOf(first, 'Remember this run');
+			expect(remembered.lastRunStartedAt).toBe(outputOf(first, 'Since the last run')[0].runStartedAt);
+
+			// The second run asks from where the first one started.
+			const second = await run();
+			expect(outputOf(second, 'Since the last run')[0].updatedSince).toBe(remembered.lastRunStartedAt);
+		});
+	});
+});

@@ -1,0 +1,93 @@
+// `npm run dev` (after `npm run build`): a local sandbox in one command.
+// - installs n8n into .cache/n8n on first use (progress on stderr), then reuses it;
+// - starts the Booking Service simulator (http and loopback webhook targets allowed, so the trigger works locally);
+// - starts n8n on 127.0.0.1 (port 5678 if free) with this package installed from a fresh `npm pack`, so the latest
+//   build is what runs;
+// - creates the credential "Booking Service (local simulator)" and imports examples/*.json wired to it;
+// - prints where to open n8n, the login and the simulator's keys; Ctrl-C stops everything it started.
+// The n8n data folder is temporary: each run starts clean (export workflows you want to keep).
+
+import { startSimulator, type Simulator } from '../simulator/index.ts';
+import { firstEventType, prepareExample, readExamples } from './examples.ts';
+import { ensureN8nInstalled, N8N_VERSION, REPO_ROOT } from './install.ts';
+import { freePort, startN8n, type N8nInstance } from './instance.ts';
+
+const N8N_PORT = 5678;
+const SIMULATOR_PORT = 5680;
+const CREDENTIAL_NAME = 'Booking Service (local simulator)';
+
+function say(message: string): void {
+	process.stderr.write(`[dev] ${message}\n`);
+}
+
+async function main(): Promise<void> {
+	const started = Date.now();
+	await ensureN8nInstalled();
+
+	let simulator: Simulator | undefined;
+	let n8n: N8nInstance | undefined;
+	let stopping = false;
+	const stopAll = async (why: string, exitCode: number) => {
+		if (stopping) return;
+		stopping = true;
+		say(`${why}: stopping n8n and the simulator`);
+		await n8n?.stop();
+		await simulator?.close();
+		process.exit(exitCode);
+	};
+	process.once('SIGINT', () => void stopAll('SIGINT', 0));
+	process.once('SIGTERM', () => void stopAll('SIGTERM', 0));
+
+	try {
+		simulator = await startSimulator({ port: await freePort(SIMULATOR_PORT), allowInsecureWebhookTargets: true });
+		say(`simulator listening at ${simulator.baseUrl}; starting n8n ${N8N_VERSION} (about 10 s)`);
+		n8n = await startN8n({ packageDir: REPO_ROOT, preferredPort: N8N_PORT });
+		const credential = await n8n.createCredential({
+			name: CREDENTIAL_NAME,
+			type: 'bookingServiceApi',
+			data: { apiKey: simulator.apiKeys.readWrite, baseUrl: simulator.baseUrl },
+		});
+		const eventType = await firstEventType(simulator.baseUrl, simulator.apiKeys.readWrite);
+		const context = { credential: { id: credential.id, name: credential.name }, eventType };
+		const imported: string[] = [];
+		for (const { workflow } of readExamples()) {
+			await n8n.createWorkflow(prepareExample(workflow, context));
+			imported.push(workflow.name);
+		}
+
+		const instance = n8n;
+		void instance.exited.then((how) => {
+			if (stopping) return;
+			say(`n8n ${how}; last lines of its log:\n${instance.logTail(40)}`);
+			void stopAll('n8n stopped by itself', 1);
+		});
+
+		const seconds = Math.round((Date.now() - started) / 1000);
+		const lines = [
+			'',
+			`n8n ${N8N_VERSION} is running with n8n-nodes-booking-service (ready in ${seconds} s)`,
+			`  Open:        ${n8n.baseUrl}`,
+			`  Log in:      ${n8n.owner.email} / ${n8n.owner.password}`,
+			`  Credential:  "${CREDENTIAL_NAME}" → ${simulator.baseUrl}`,
+			`  Workflows:   ${imported.length} examples from examples/, not published (open one, then Execute or Publish):`,
+			...imported.map((name) => `                 ${name}`),
+			`  Webhooks:    ${n8n.webhookUrl}webhook/… (the simulator may deliver to http://127.0.0.1 in this sandbox)`,
+			`  n8n log:     ${n8n.logFile}`,
+			'',
+			'Booking Service simulator (local sandbox, test keys):',
+			`  API:         ${simulator.baseUrl}`,
+			`  Control:     ${simulator.controlUrl}`,
+			`  Keys:        read-write ${simulator.apiKeys.readWrite}`,
+			`               read-only  ${simulator.apiKeys.readOnly}`,
+			'',
+			'Ctrl-C stops n8n and the simulator. The n8n data folder is temporary: export workflows you want to keep.',
+			'',
+		];
+		process.stdout.write(lines.join('\n'));
+	} catch (error) {
+		say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+		await stopAll('start-up failed', 1);
+	}
+}
+
+await main();

@@ -1,0 +1,61 @@
+// The example workflows (examples/*.json), made ready for one n8n: used by `npm run dev` and the end-to-end suite.
+// The files carry no credential and no event type, since those differ per account; here every Booking Service node
+// gets the given credential and every empty Event Type gets the given one.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkflowInput, WorkflowNode } from './client.ts';
+import { REPO_ROOT } from './install.ts';
+
+export const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
+const PACKAGE_NODE_PREFIX = 'n8n-nodes-booking-service.';
+const CREDENTIAL_TYPE = 'bookingServiceApi';
+
+export interface ExampleFile {
+	file: string;
+	workflow: WorkflowInput & { id?: string };
+}
+
+export function readExamples(): ExampleFile[] {
+	return readdirSync(EXAMPLES_DIR)
+		.filter((file) => file.endsWith('.json'))
+		.sort()
+		.map((file) => ({ file, workflow: JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) }));
+}
+
+export interface ExampleContext {
+	credential: { id: string; name: string };
+	/** The event type for nodes whose Event Type is left empty in the file. */
+	eventType: { id: string; name: string };
+}
+
+/** The workflow as the public API accepts it on create (no id), wired to this n8n's credential and event type. */
+export function prepareExample(workflow: WorkflowInput, context: ExampleContext): WorkflowInput {
+	const nodes = workflow.nodes.map((node): WorkflowNode => {
+		if (!node.type.startsWith(PACKAGE_NODE_PREFIX)) return node;
+		const parameters = { ...node.parameters };
+		const eventType = parameters.eventType as { __rl?: boolean; value?: string } | undefined;
+		if (eventType?.__rl && !eventType.value) {
+			parameters.eventType = {
+				__rl: true,
+				mode: 'list',
+				value: context.eventType.id,
+				cachedResultName: context.eventType.name,
+			};
+		}
+		return { ...node, parameters, credentials: { ...node.credentials, [CREDENTIAL_TYPE]: context.credential } };
+	});
+	return { name: workflow.name, nodes, connections: workflow.connections, settings: workflow.settings };
+}
+
+/** The first active event type of the account behind `apiKey` (the simulator's seeded "intro call"). */
+export async function firstEventType(baseUrl: string, apiKey: string): Promise<{ id: string; name: string }> {
+	const response = await fetch(`${baseUrl}/event-types?limit=1`, {
+		headers: { authorization: `Bearer ${apiKey}` },
+		signal: AbortSignal.timeout(10_000),
+	});
+	if (!response.ok) throw new Error(`GET ${baseUrl}/event-types answered ${response.status}`);
+	const { items } = (await response.json()) as { items: Array<{ id: string; name: string }> };
+	if (!items.length) throw new Error('the account has no active event type');
+	return { id: items[0].id, name: items[0].name };
+}

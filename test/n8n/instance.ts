@@ -1,0 +1,293 @@
+// Starts a real n8n process (installed by ./install.ts) on 127.0.0.1 with this repository's package installed the way
+// users get it, and returns a client for it (./client.ts) plus stop().
+//
+// How the package gets into n8n: `npm pack` of the repository, unpacked into <userFolder>/.n8n/nodes/node_modules the
+// way n8n's own community-package install does it (community-packages.service.js, downloadPackage: `npm pack`,
+// `tar -x --strip-components=1`, dev/peer/optional dependencies dropped from package.json). Not a folder install
+// (a symlink), because:
+// - the tarball holds exactly the files users get (package.json `files`), so a file missing from it fails here;
+// - a symlinked package resolves `n8n-workflow` from this repository's node_modules (our devDependency copy) instead
+//   of n8n's own copy (n8n puts its module paths on NODE_PATH, which only a package without its own copy falls
+//   back to);
+// and like any install under .n8n/nodes it gives the production type names (`n8n-nodes-booking-service.…`, not
+// `CUSTOM.…`). Packing again at every start picks up the latest `npm run build` without reinstalling n8n.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { connectN8n, createApiKey, login, type N8nClient, type N8nConnection, type Owner } from './client.ts';
+import { ensureN8nInstalled, findNode24, findNpmCli, N8N_CACHE_DIR, npmEnv, tail } from './install.ts';
+
+/** Fixed, so that credentials in a kept user folder stay readable across restarts; it protects only test data. */
+const ENCRYPTION_KEY = 'n8n-nodes-booking-service-local-test-key';
+const LOOPBACK = '127.0.0.1';
+
+export interface StartN8nOptions {
+	/** Folder of the package to install: the repository root, built (`dist/` present). */
+	packageDir: string;
+	/** N8N_USER_FOLDER to use. Default: a new temporary folder, removed by stop(). A given folder is kept. */
+	userFolder?: string;
+	/** Extra environment for n8n (wins over the defaults here). */
+	env?: Record<string, string>;
+	/** Port for n8n's web server, if it is free (otherwise a free one is picked). Default: any free port. */
+	preferredPort?: number;
+	/** Time allowed from spawn to ready, API key included. Default 2 min. */
+	startTimeoutMs?: number;
+	/** Where n8n's output goes (overwritten). Default: n8n.log in the user folder, so removed by stop(). */
+	logFile?: string;
+}
+
+export interface N8nInstance extends N8nClient {
+	/** The plain data a client in another process needs (see connectN8n). */
+	connection: N8nConnection;
+	pid: number;
+	/** Milliseconds from spawning n8n to ready (readiness answered, owner logged in, API key made). */
+	startMs: number;
+	/** Settles when the n8n process exits, for whatever reason, with a description of how. */
+	exited: Promise<string>;
+	/** Stops n8n (its whole process group) and removes the temporary user folder. Safe to call twice. */
+	stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1: `preferred` if it is free, else one the system picks. */
+export async function freePort(preferred?: number): Promise<number> {
+	const tryListen = (port: number) =>
+		new Promise<number | undefined>((resolvePort) => {
+			const server = createServer();
+			server.once('error', () => resolvePort(undefined));
+			server.listen(port, LOOPBACK, () => {
+				const address = server.address();
+				server.close(() => resolvePort(typeof address === 'object' && address ? address.port : undefined));
+			});
+		});
+	if (preferred !== undefined) {
+		const port = await tryListen(preferred);
+		if (port !== undefined) return port;
+	}
+	const port = await tryListen(0);
+	if (port === undefined) throw new Error(`no free port on ${LOOPBACK}`);
+	return port;
+}
+
+/** bcrypt from the bcryptjs that n8n ships (and checks passwords with): not a dependency of this package. */
+function bcryptHash(password: string): string {
+	const requireFromN8n = createRequire(join(N8N_CACHE_DIR, 'node_modules', 'n8n', 'package.json'));
+	const bcrypt = requireFromN8n('bcryptjs') as { hashSync(password: string, rounds: number): string };
+	return bcrypt.hashSync(password, 10);
+}
+
+/**
+ * Packs `packageDir` and unpacks it into `<userFolder>/.n8n/nodes` as n8n's community-package install does.
+ * Returns the package's name and version.
+ */
+export function installPackageInto(userFolder: string, packageDir: string): { name: string; version: string } {
+	const node = findNode24();
+	const nodesDir = join(userFolder, '.n8n', 'nodes');
+	mkdirSync(nodesDir, { recursive: true });
+	// --ignore-scripts: the caller has built the package; prepack/prepare hooks must not build it again here.
+	const pack = spawnSync(
+		node.nodeBin,
+		[findNpmCli(), 'pack', '--json', '--ignore-scripts', `--pack-destination=${nodesDir}`],
+		{ cwd: packageDir, env: npmEnv(node), encoding: 'utf8', timeout: 120_000 },
+	);
+	if (pack.status !== 0) throw new Error(`npm pack failed in ${packageDir}:\n${pack.stderr}`);
+	const [{ name, version, filename, files }] = JSON.parse(pack.stdout) as Array<{
+		name: string;
+		version: string;
+		filename: string;
+		files: Array<{ path: string }>;
+	}>;
+	if (!files.some((file) => file.path.startsWith('dist/'))) {
+		throw new Error(`the package in ${packageDir} has no dist/: run \`npm run build\` first`);
+	}
+	const target = join(nodesDir, 'node_modules', name);
+	rmSync(target, { recursive: true, force: true });
+	mkdirSync(target, { recursive: true });
+	const tarball = join(nodesDir, filename);
+	const untar = spawnSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], { encoding: 'utf8' });
+	rmSync(tarball, { force: true });
+	if (untar.status !== 0) throw new Error(`could not unpack ${tarball}: ${untar.stderr}`);
+
+	const packageJsonFile = join(target, 'package.json');
+	const { devDependencies, peerDependencies, optionalDependencies, ...packageJson } = JSON.parse(
+		readFileSync(packageJsonFile, 'utf8'),
+	);
+	writeFileSync(packageJsonFile, JSON.stringify(packageJson, null, 2));
+	if (Object.keys(packageJson.dependencies ?? {}).length > 0) {
+		// The package is meant to have no runtime dependencies; should it get some, install them as n8n would.
+		const install = spawnSync(
+			node.nodeBin,
+			[
+				findNpmCli(),
+				'install',
+				'--audit=false',
+				'--fund=false',
+				'--bin-links=false',
+				'--install-strategy=shallow',
+				'--ignore-scripts=true',
+				'--package-lock=false',
+			],
+			{ cwd: target, env: npmEnv(node), encoding: 'utf8', timeout: 300_000 },
+		);
+		if (install.status !== 0) throw new Error(`npm install of ${name}'s dependencies failed:\n${install.stderr}`);
+	}
+	writeFileSync(
+		join(nodesDir, 'package.json'),
+		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [name]: version } }, null, 2),
+	);
+	return { name, version };
+}
+
+export async function startN8n(options: StartN8nOptions): Promise<N8nInstance> {
+	const installation = await ensureN8nInstalled();
+	const ownsUserFolder = options.userFolder === undefined;
+	const userFolder = options.userFolder ?? mkdtempSync(join(tmpdir(), 'n8n-booking-'));
+	try {
+		installPackageInto(userFolder, options.packageDir);
+	} catch (error) {
+		if (ownsUserFolder) rmSync(userFolder, { recursive: true, force: true });
+		throw error;
+	}
+
+	const port = await freePort(options.preferredPort);
+	let brokerPort = await freePort();
+	while (brokerPort === port) brokerPort = await freePort();
+	const baseUrl = `http://${LOOPBACK}:${port}`;
+	const owner: Owner = { email: 'owner@example.com', password: 'Local-test-owner-1' };
+	const logFile = options.logFile ?? join(userFolder, 'n8n.log');
+	mkdirSync(dirname(logFile), { recursive: true });
+
+	const env: NodeJS.ProcessEnv = {
+		// npm_* variables of an outer `npm run` describe this repository, not n8n. NODE_ENV goes too: vitest sets it to
+		// `test`, in which n8n refuses to load nodes; unset is how an npm-installed n8n runs.
+		...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|NODE_ENV$)/i.test(name))),
+		// The task runner and anything else n8n spawns must run on Node 24 too.
+		PATH: [dirname(installation.nodeBin), process.env.PATH ?? ''].join(delimiter),
+		N8N_USER_FOLDER: userFolder,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: LOOPBACK,
+		N8N_HOST: LOOPBACK,
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: baseUrl,
+		N8N_WEBHOOK_URL: `${baseUrl}/`,
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		// Each instance needs its own task-broker port (default 5679), or a second one fails to start.
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: LOOPBACK,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		// Plain http on loopback: with a Secure cookie a browser on http://127.0.0.1 could not log in.
+		N8N_SECURE_COOKIE: 'false',
+		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+		N8N_INSTANCE_OWNER_EMAIL: owner.email,
+		N8N_INSTANCE_OWNER_FIRST_NAME: 'Local',
+		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
+		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(owner.password),
+		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
+		...options.env,
+	};
+
+	const started = Date.now();
+	const out = openSync(logFile, 'w');
+	// detached: n8n leads its own process group (with its task runner), so stop() can end exactly that group, and a
+	// Ctrl-C in the terminal reaches only our process, which then stops n8n in order.
+	const child = spawn(installation.nodeBin, [installation.n8nBin, 'start'], {
+		cwd: userFolder,
+		env,
+		detached: true,
+		stdio: ['ignore', out, out],
+	});
+	closeSync(out);
+	let exitDescription: string | undefined;
+	const exited = new Promise<string>((settle) => {
+		child.once('exit', (code, signal) => {
+			exitDescription = signal ? `killed by ${signal}` : `exited with code ${code}`;
+			settle(exitDescription);
+		});
+		child.once('error', (error) => {
+			exitDescription = `could not be started: ${error.message}`;
+			settle(exitDescription);
+		});
+	});
+	// Should this process end without stop() (a crash, process.exit, Ctrl-C while n8n starts), n8n must not live on.
+	const killOnExit = () => {
+		killGroup(child, 'SIGKILL');
+		if (ownsUserFolder) rmSync(userFolder, { recursive: true, force: true });
+	};
+	process.once('exit', killOnExit);
+
+	let stopping: Promise<void> | undefined;
+	const stop = () => {
+		stopping ??= (async () => {
+			process.removeListener('exit', killOnExit);
+			await stopProcessGroup(child, exited, 20_000);
+			if (ownsUserFolder) rmSync(userFolder, { recursive: true, force: true });
+		})();
+		return stopping;
+	};
+
+	try {
+		const deadline = started + (options.startTimeoutMs ?? 120_000);
+		await waitUntilReady(`${baseUrl}/healthz/readiness`, deadline, () => exitDescription);
+		const cookie = await login(baseUrl, owner);
+		const apiKey = await createApiKey(baseUrl, cookie);
+		const connection: N8nConnection = { baseUrl, webhookUrl: `${baseUrl}/`, apiKey, owner, cookie, userFolder, logFile };
+		return {
+			...connectN8n(connection),
+			connection,
+			pid: child.pid ?? 0,
+			startMs: Date.now() - started,
+			exited,
+			stop,
+		};
+	} catch (error) {
+		// Read the log before stop() removes the folder it is in.
+		const log = tail(logFile, 60);
+		await stop();
+		const reason = error instanceof Error ? error.message : String(error);
+		throw new Error(`n8n did not start: ${reason}\n--- last lines of n8n's log ---\n${log}`);
+	}
+}
+
+async function waitUntilReady(readinessUrl: string, deadline: number, exited: () => string | undefined): Promise<void> {
+	while (Date.now() < deadline) {
+		const how = exited();
+		if (how) throw new Error(`n8n ${how} before it was ready`);
+		try {
+			const response = await fetch(readinessUrl, { signal: AbortSignal.timeout(2_000) });
+			await response.body?.cancel();
+			if (response.ok) return;
+		} catch {
+			// not listening yet
+		}
+		await sleep(250);
+	}
+	throw new Error(`${readinessUrl} did not answer 200 in time`);
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+	if (child.pid === undefined) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch (error) {
+		// ESRCH: the group is gone already.
+		if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+	}
+}
+
+/** SIGTERM to n8n's process group (graceful shutdown), SIGKILL after `graceMs`, then SIGKILL to any straggler. */
+async function stopProcessGroup(child: ChildProcess, exited: Promise<string>, graceMs: number): Promise<void> {
+	killGroup(child, 'SIGTERM');
+	const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+	await exited;
+	clearTimeout(timer);
+	// The task runner is in the same group; it normally leaves with n8n, this makes sure.
+	killGroup(child, 'SIGKILL');
+}
