@@ -16,7 +16,7 @@ export class BookingServiceApi implements ICredentialType {
 		dark: 'file:../nodes/BookingService/bookingService.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/booking-service/n8n-nodes-booking-service#credentials';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-booking-service#credential';
 
 	properties: INodeProperties[] = [
 		{

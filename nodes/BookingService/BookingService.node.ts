@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
 import * as account from './actions/account';
 import * as booking from './actions/booking';
 import * as eventType from './actions/eventType';
@@ -28,7 +29,7 @@ export class BookingService implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'bookingServiceApi', required: true }],
+		credentials: [{ name: BOOKING_SERVICE_CREDENTIAL_TYPE, required: true }],
 		properties: [
 			{
 				displayName: 'Resource',

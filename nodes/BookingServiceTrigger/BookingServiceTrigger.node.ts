@@ -7,11 +7,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-// Shared with the action node so both present bookings alike. (They live in its folder; see the report on moving
-// them to nodes/shared.)
-import { nameLanguageOption } from '../BookingService/actions/common.descriptions';
-import { localizeBooking } from '../BookingService/helpers/resources';
-import type { Booking, NameLanguage } from '../BookingService/helpers/resources';
+import { localizeBooking } from '../shared/booking';
+import type { Booking, NameLanguage } from '../shared/booking';
+import { bookingEventOptions, nameLanguageOption } from '../shared/descriptions';
+import { isResourceId } from '../shared/resourceId';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE, bookingServiceApiRequest, isAlreadyGone } from '../shared/transport';
 import { checkAndRemember, InMemorySeenEvents, toSeenEventIds } from './dedupe';
 import { parseDeliveryEnvelope, toTriggerItem } from './delivery';
@@ -19,10 +18,8 @@ import { openSecret, sealSecret } from './secretBox';
 import type { SecretBinding } from './secretBox';
 import { SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signature';
 import {
-	ALL_EVENTS,
 	explainSubscribeFailure,
 	forgetSubscription,
-	isResourceId,
 	isSelectedEvent,
 	isTestSubscription,
 	normaliseEventSelection,
@@ -171,33 +168,7 @@ export class BookingServiceTrigger implements INodeType {
 				required: true,
 				default: [],
 				description: 'The booking changes that start the workflow',
-				options: [
-					{
-						name: 'All Events',
-						value: ALL_EVENTS,
-						description: 'Every event, including kinds the service adds later',
-					},
-					{
-						name: 'Booking Cancelled',
-						value: 'booking.cancelled',
-						description: 'Cancelled by the customer, the host, or the system when payment was not completed',
-					},
-					{
-						name: 'Booking Created',
-						value: 'booking.created',
-						description: 'A booking became confirmed for the first time (for paid event types, after payment)',
-					},
-					{
-						name: 'Booking No-Show',
-						value: 'booking.no_show',
-						description: 'The host marked the booking as a no-show',
-					},
-					{
-						name: 'Booking Rescheduled',
-						value: 'booking.rescheduled',
-						description: 'A booking moved to a new time; the output includes the previous time',
-					},
-				],
+				options: bookingEventOptions,
 			},
 			{
 				displayName: 'Options',

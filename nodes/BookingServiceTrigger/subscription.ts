@@ -11,22 +11,16 @@
 import type { IDataObject, IHookFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-export const ALL_EVENTS = '*';
-
-export const BOOKING_EVENTS = [
-	'booking.created',
-	'booking.rescheduled',
-	'booking.cancelled',
-	'booking.no_show',
-] as const;
+import { ALL_EVENTS } from '../shared/booking';
+import { isResourceId } from '../shared/resourceId';
+import { serviceErrorDetailsOf } from '../shared/transport';
+import type { ServiceErrorDetail } from '../shared/transport';
 
 /** The contract's limits for POST /webhooks. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
 const MAX_DESCRIPTION_LENGTH = 200;
 /** One per possible subscription is plenty; beyond that the oldest are given up on. */
 const MAX_LEFTOVER_IDS = MAX_SUBSCRIPTIONS_PER_ACCOUNT;
-
-const RESOURCE_ID = /^[0-9a-f]{24}$/;
 
 export interface StoredSubscription {
 	id: string;
@@ -49,10 +43,6 @@ export function normaliseEventSelection(selected: unknown): string[] {
 /** Whether an event of this type starts the workflow under this (normalised) selection. */
 export function isSelectedEvent(events: string[], eventType: string): boolean {
 	return events.includes(ALL_EVENTS) || events.includes(eventType);
-}
-
-export function isResourceId(value: unknown): value is string {
-	return typeof value === 'string' && RESOURCE_ID.test(value);
 }
 
 export function readStoredSubscription(nodeData: IDataObject): StoredSubscription | undefined {
@@ -151,6 +141,11 @@ const URL_GUIDANCE = [
 	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
 ].join(' ');
 
+/** Whether a field name from validation details is the body's `url` (also as `body.url` or `url[0]`). */
+function namesUrlField(field: string): boolean {
+	return field.split(/[.[\]]/).some((segment) => segment.toLowerCase() === 'url');
+}
+
 /**
  * Turns a failed POST /webhooks into an error that says what to do. The transport's error already explains
  * authentication, permission and rate-limit problems; this adds the two cases the trigger knows more about: the
@@ -164,10 +159,18 @@ export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl:
 	const serviceCode = original.context?.serviceErrorCode;
 	const localProblem = webhookUrlProblem(webhookUrl);
 
+	// When the service names the fields it refused, only those count. Without names (the contract does not show the
+	// details' shape) the message is searched for "url", and a URL that looks unreachable is taken as the cause.
+	const fieldDetails = serviceErrorDetailsOf(error).filter(
+		(detail): detail is Required<ServiceErrorDetail> => detail.field !== undefined,
+	);
+	const urlDetail = fieldDetails.find((detail) => namesUrlField(detail.field));
 	const urlRefused =
-		serviceCode === 'validation_failed' && (/\burl\b/i.test(serviceMessage) || localProblem !== undefined);
+		serviceCode === 'validation_failed' &&
+		(fieldDetails.length > 0 ? urlDetail !== undefined : /\burl\b/i.test(serviceMessage) || localProblem !== undefined);
 	if (urlRefused) {
-		const why = localProblem === undefined ? '' : `: ${localProblem}`;
+		const reason = localProblem ?? urlDetail?.message;
+		const why = reason ? `: ${reason}` : '';
 		return subscribeError(node, httpCode, {
 			message: `The Booking Service refused this trigger's webhook URL ${webhookUrl}${why}`,
 			description: `${URL_GUIDANCE} (${serviceMessage})`,

@@ -13,8 +13,10 @@
  *     Every failure is thrown as NodeApiError (service answered / unreachable; `httpCode` is the HTTP status as
  *     a string, '429' after giving up on a rate limit, null when the service could not be reached) or
  *     NodeOperationError (bad credential base URL). `error.context.serviceErrorCode` holds the envelope's `code`
- *     (e.g. 'not_found', 'slot_unavailable') when there was one. Messages never contain the API key, and no
- *     raw HTTP client error (which carries the Authorization header) is attached.
+ *     (e.g. 'not_found', 'slot_unavailable') when there was one, and `error.context.serviceErrorDetails` its
+ *     `details` as `{ field?, message }[]` when it had any (validation_failed names each field there). Messages
+ *     and details never contain the API key, and no raw HTTP client error (which carries the Authorization
+ *     header) is attached.
  *
  *   listAllPages.call(ctx, { path, qs?, limit?, itemIndex?, scope?, timeoutMs? }) → Promise<T[]>
  *     Follows `nextCursor` to the end (no `limit`) or until `limit` items (never requesting more than still
@@ -22,6 +24,7 @@
  *   iterateListItems.call(ctx, same options) → AsyncGenerator<T>: the same, lazily, page by page.
  *
  *   isAlreadyGone(error) → true for 404/410 errors (for deleting something that may already be deleted).
+ *   serviceErrorDetailsOf(error) → the `serviceErrorDetails` of a transport error, [] for any other error.
  *   normaliseBaseUrl(raw) → { baseUrl } without trailing slashes, or { problem } saying what is wrong.
  *   BOOKING_SERVICE_CREDENTIAL_TYPE = 'bookingServiceApi'.
  */
@@ -37,6 +40,8 @@ import type {
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, randomInt, sleep } from 'n8n-workflow';
+
+import { RESOURCE_ID_IN_PATH } from './resourceId';
 
 export const BOOKING_SERVICE_CREDENTIAL_TYPE = 'bookingServiceApi';
 
@@ -87,7 +92,6 @@ const BACKOFF_CAP_MS = 16_000;
 /** 10,000 pages of 100 is a million items: past that something is wrong with the cursor, not the account. */
 const MAX_PAGES = 10_000;
 
-const RESOURCE_ID_IN_REQUEST = /\/[0-9a-f]{24}(\/|$)/;
 const SCOPE_PATTERN = /\b(event_types:read|bookings:read|bookings:write|webhooks:manage)\b/;
 const READ_WRITE_HINT =
 	'Create a key with the "Read and write" permission in the app (Settings → API keys and webhooks) and put it in the Booking Service API credential. Read-only keys can list and read, but not create or cancel bookings, create invites or manage webhooks.';
@@ -218,11 +222,17 @@ export function parseRetryAfterSeconds(value: unknown): number | undefined {
 	return Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
+/**
+ * One entry of an error envelope's `details`. The contract says only that `validation_failed` details name each
+ * field, not how; an entry naming no field keeps its text in `message`, one naming no problem has an empty `message`.
+ */
+export type ServiceErrorDetail = { field?: string; message: string };
+
 /** The parts of an error envelope we rely on; anything else in the body is ignored. */
 interface ServiceErrorEnvelope {
 	code: string;
 	message: string;
-	details?: unknown;
+	details: ServiceErrorDetail[];
 }
 
 function readEnvelope(body: unknown): ServiceErrorEnvelope | undefined {
@@ -231,7 +241,23 @@ function readEnvelope(body: unknown): ServiceErrorEnvelope | undefined {
 	if (typeof error !== 'object' || error === null) return undefined;
 	const { code, message, details } = error as Record<string, unknown>;
 	if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-	return { code, message, details };
+	return { code, message, details: Array.isArray(details) ? details.map(readDetail) : [] };
+}
+
+/** Accepts strings and objects with any of the usual keys, since the entries' shape is not shown. */
+function readDetail(entry: unknown): ServiceErrorDetail {
+	if (typeof entry === 'string') return { message: entry };
+	if (typeof entry !== 'object' || entry === null) return { message: String(entry) };
+	const record = entry as Record<string, unknown>;
+	const field = record.field ?? record.path ?? record.name ?? record.param;
+	const problem = record.message ?? record.reason ?? record.error ?? record.rule;
+	if (field === undefined || field === null) {
+		return { message: problem === undefined ? JSON.stringify(record) : String(problem) };
+	}
+	return {
+		field: Array.isArray(field) ? field.join('.') : String(field),
+		message: problem === undefined ? '' : String(problem),
+	};
 }
 
 type Redact = (text: string) => string;
@@ -284,7 +310,7 @@ function explainServiceError(
 			};
 		}
 		case 'not_found':
-			if (!RESOURCE_ID_IN_REQUEST.test(request.path) && request.method === 'GET') {
+			if (!RESOURCE_ID_IN_PATH.test(request.path) && request.method === 'GET') {
 				// Nothing in this request names a resource that could be missing: the address itself is wrong.
 				return {
 					message: `The Booking Service has no ${request.method} ${request.path} at this Base URL (HTTP 404)`,
@@ -347,21 +373,12 @@ function serverFailure(status: number, code: string): ErrorText {
 }
 
 function describeValidationDetails(envelope: ServiceErrorEnvelope): string {
-	// The contract says `details` is an array naming each field, but not each entry's shape: accept strings and
-	// objects with any of the usual keys.
-	if (!Array.isArray(envelope.details) || envelope.details.length === 0) return envelope.message;
-	const problems = envelope.details.map((entry: unknown) => {
-		if (typeof entry === 'string') return entry;
-		if (typeof entry !== 'object' || entry === null) return String(entry);
-		const record = entry as Record<string, unknown>;
-		const field = record.field ?? record.path ?? record.name ?? record.param;
-		const problem = record.message ?? record.reason ?? record.error ?? record.rule;
-		const fieldText = Array.isArray(field) ? field.join('.') : field;
-		if (fieldText !== undefined && problem !== undefined)
-			return `${String(fieldText)}: ${String(problem)}`;
-		return String(fieldText ?? problem ?? JSON.stringify(record));
-	});
-	return problems.join('; ');
+	if (envelope.details.length === 0) return envelope.message;
+	return envelope.details
+		.map(({ field, message }) =>
+			field === undefined ? message : message === '' ? field : `${field}: ${message}`,
+		)
+		.join('; ');
 }
 
 function serviceError(
@@ -373,11 +390,11 @@ function serviceError(
 ): NodeApiError {
 	const envelope = readEnvelope(response.body);
 	const { message, description } = explainServiceError(response.statusCode, envelope, request);
-	return buildApiError(ctx, {
+	return buildApiError(ctx, redact, {
 		httpCode: String(response.statusCode),
 		envelope,
-		message: redact(message),
-		description: redact(description),
+		message,
+		description,
 		itemIndex,
 	});
 }
@@ -394,19 +411,20 @@ function rateLimitError(
 	const message = tooLong
 		? `The Booking Service is rate limiting and asks to wait ${retryAfter} seconds, longer than the node waits (${MAX_RETRY_AFTER_SECONDS} s)`
 		: `The Booking Service kept rate limiting the requests (HTTP 429 on ${attempts} attempts)`;
-	return buildApiError(ctx, {
+	return buildApiError(ctx, redact, {
 		httpCode: '429',
 		envelope: readEnvelope(response.body),
 		message,
-		description: redact(
+		description:
 			'The request budget of this API key is used up. Run the workflow again later, process fewer items per run, or spread runs out; other workflows using the same key share the budget.',
-		),
 		itemIndex,
 	});
 }
 
+/** Every text that reaches the error, including the service's own details, goes through `redact` here. */
 function buildApiError(
 	ctx: BookingServiceContext,
+	redact: Redact,
 	parts: {
 		httpCode: string | null;
 		envelope: ServiceErrorEnvelope | undefined;
@@ -415,20 +433,30 @@ function buildApiError(
 		itemIndex: number | undefined;
 	},
 ): NodeApiError {
-	// Only our own, already-redacted text goes in: NodeApiError copies its error response into `messages` and the
-	// execution data, so the raw body or HTTP client error must never be passed here.
+	// Only our own text and the envelope's parts go in: NodeApiError copies its error response into `messages` and
+	// the execution data, so the raw body or HTTP client error must never be passed here.
+	const message = redact(parts.message);
 	const errorResponse: JsonObject = {
 		httpCode: parts.httpCode,
 		code: parts.envelope?.code ?? null,
-		message: parts.message,
+		message,
 	};
 	const error = new NodeApiError(ctx.getNode(), errorResponse, {
-		message: parts.message,
-		description: parts.description,
+		message,
+		description: redact(parts.description),
 		httpCode: parts.httpCode ?? undefined,
 		itemIndex: parts.itemIndex,
 	});
-	if (parts.envelope) error.context.serviceErrorCode = parts.envelope.code;
+	if (parts.envelope) {
+		error.context.serviceErrorCode = parts.envelope.code;
+		if (parts.envelope.details.length > 0) {
+			error.context.serviceErrorDetails = parts.envelope.details.map(({ field, message }) =>
+				field === undefined
+					? { message: redact(message) }
+					: { field: redact(field), message: redact(message) },
+			);
+		}
+	}
 	return error;
 }
 
@@ -475,11 +503,11 @@ function unreachableError(
 			: request.headers?.['Idempotency-Key'] !== undefined
 				? 'The service may still have processed the request. Retrying is safe: the request carries an Idempotency-Key, so Retry On Fail never books twice.'
 				: 'The service may still have processed the request; check before running it again.';
-	return buildApiError(ctx, {
+	return buildApiError(ctx, redact, {
 		httpCode: null,
 		envelope: undefined,
-		message: redact(message),
-		description: redact(description),
+		message,
+		description,
 		itemIndex,
 	});
 }
@@ -487,6 +515,18 @@ function unreachableError(
 export function isAlreadyGone(error: unknown): boolean {
 	const httpCode = (error as { httpCode?: unknown })?.httpCode;
 	return httpCode === '404' || httpCode === '410';
+}
+
+/** The envelope's details a transport error carries, or [] for any other error. */
+export function serviceErrorDetailsOf(error: unknown): ServiceErrorDetail[] {
+	const details = (error as { context?: { serviceErrorDetails?: unknown } })?.context
+		?.serviceErrorDetails;
+	if (!Array.isArray(details)) return [];
+	return details.filter(
+		(detail): detail is ServiceErrorDetail =>
+			typeof detail?.message === 'string' &&
+			(detail.field === undefined || typeof detail.field === 'string'),
+	);
 }
 
 export interface ListAllPagesOptions {

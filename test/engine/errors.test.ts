@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
+import { n8nLog } from '../harness/n8n-environment.ts';
 import type { WorkflowRunResult } from '../harness/engine.ts';
 import {
 	credentialsFor,
@@ -212,5 +213,23 @@ describe('failures without an answer', () => {
 		expect(unreachable.error!.message).toMatch(/^Could not reach the Booking Service/);
 		expectNoSecret(timedOut, sim.apiKeys.readWrite);
 		expectNoSecret(unreachable, sim.apiKeys.readWrite);
+	});
+});
+
+describe("n8n's own logging of a failed node", () => {
+	it('is kept in memory rather than printed, and holds the error without the key', async () => {
+		const wrongKey = `bsk_${'1'.repeat(40)}`;
+		n8nLog.clear();
+		const result = await runWorkflow({
+			nodes: [getAccount],
+			credentials: credentialsFor(sim, wrongKey),
+		});
+
+		expect(result.error).toMatchObject({ httpCode: '401' });
+		const errors = n8nLog.entries.filter((entry) => entry.level === 'error');
+		expect(errors.map((entry) => entry.message)).toContain(
+			'The Booking Service rejected the API key (it is wrong, revoked or malformed)',
+		);
+		expect(pathsHolding(n8nLog.entries, wrongKey)).toEqual([]);
 	});
 });

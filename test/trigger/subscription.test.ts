@@ -2,6 +2,8 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 import { parseDeliveryEnvelope, toTriggerItem } from '../../nodes/BookingServiceTrigger/delivery.ts';
+import { bookingServiceApiRequest } from '../../nodes/shared/transport.ts';
+import { fakeContext } from '../unit/fake-context.ts';
 import {
 	explainSubscribeFailure,
 	isSelectedEvent,
@@ -78,9 +80,15 @@ describe('webhookUrlProblem', () => {
 	});
 });
 
-function serviceError(httpCode: string, message: string, serviceErrorCode?: string): NodeApiError {
+function serviceError(
+	httpCode: string,
+	message: string,
+	serviceErrorCode?: string,
+	serviceErrorDetails?: Array<{ field?: string; message: string }>,
+): NodeApiError {
 	const error = new NodeApiError(node, { message, httpCode }, { message, httpCode, description: 'from the transport' });
 	if (serviceErrorCode) error.context.serviceErrorCode = serviceErrorCode;
+	if (serviceErrorDetails) error.context.serviceErrorDetails = serviceErrorDetails;
 	return error;
 }
 
@@ -125,6 +133,91 @@ describe('explainSubscribeFailure', () => {
 			'http://localhost:5678/webhook/abc/webhook',
 		);
 		expect(down.description).toMatch(/from the transport.*will not work.*WEBHOOK_URL/s);
+	});
+
+	it('blames the URL when the details name the url field, with the service’s reason, whatever the message says', () => {
+		const error = explainSubscribeFailure(
+			node,
+			serviceError(
+				'422',
+				'The service rejected the request: target: must resolve to a public address',
+				'validation_failed',
+				[{ field: 'url', message: 'must resolve to a public address' }],
+			),
+			'https://n8n.example.com/webhook/abc/webhook',
+		);
+		expect(error.message).toBe(
+			"The Booking Service refused this trigger's webhook URL https://n8n.example.com/webhook/abc/webhook: must resolve to a public address",
+		);
+		expect(error.description).toMatch(/Test URL.*Production URL.*WEBHOOK_URL.*tunnel/s);
+		expect(error.httpCode).toBe('422');
+	});
+
+	it('prefers the local reason for a URL the details name, and reads nested field names', () => {
+		const error = explainSubscribeFailure(
+			node,
+			serviceError('400', 'The service rejected the request: body.url: invalid', 'validation_failed', [
+				{ field: 'body.url', message: 'invalid' },
+			]),
+			'http://localhost:5678/webhook/abc/webhook',
+		);
+		expect(error.message).toBe(
+			"The Booking Service refused this trigger's webhook URL http://localhost:5678/webhook/abc/webhook: it uses http, and the service delivers only to https",
+		);
+	});
+
+	it('does not blame the URL when the details name only other fields, even if the URL looks local', () => {
+		const error = explainSubscribeFailure(
+			node,
+			serviceError('400', 'The service rejected the request: events: unknown event kind', 'validation_failed', [
+				{ field: 'events', message: 'unknown event kind' },
+			]),
+			'http://localhost:5678/webhook/abc/webhook',
+		);
+		expect(error.message).toBe(
+			'Could not subscribe to Booking Service events: The service rejected the request: events: unknown event kind',
+		);
+		expect(error.description).toMatch(/from the transport.*will not work.*WEBHOOK_URL/s);
+	});
+
+	it('falls back to the message text when the details name no field', () => {
+		const details = [{ message: 'url must use https' }];
+		const named = explainSubscribeFailure(
+			node,
+			serviceError('400', 'The service rejected the request: url must use https', 'validation_failed', details),
+			'https://n8n.example.com/webhook/abc/webhook',
+		);
+		const unnamed = explainSubscribeFailure(
+			node,
+			serviceError('400', 'The service rejected the request: too long', 'validation_failed', [{ message: 'too long' }]),
+			'https://n8n.example.com/webhook/abc/webhook',
+		);
+		expect(named.message).toBe(
+			"The Booking Service refused this trigger's webhook URL https://n8n.example.com/webhook/abc/webhook",
+		);
+		expect(unnamed.message).toBe(
+			'Could not subscribe to Booking Service events: The service rejected the request: too long',
+		);
+	});
+
+	it('reads the details of a real transport error', async () => {
+		const { context } = fakeContext(() => ({
+			statusCode: 400,
+			body: {
+				error: {
+					code: 'validation_failed',
+					message: 'Invalid request.',
+					details: [{ path: ['url'], reason: 'must be https' }],
+				},
+			},
+		}));
+		const failure = await bookingServiceApiRequest
+			.call(context, { method: 'POST', path: '/webhooks', body: {} })
+			.catch((error: unknown) => error);
+		const error = explainSubscribeFailure(node, failure, 'https://n8n.example.com/webhook/abc/webhook');
+		expect(error.message).toBe(
+			"The Booking Service refused this trigger's webhook URL https://n8n.example.com/webhook/abc/webhook: must be https",
+		);
 	});
 });
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
-import type { Booking } from '../../nodes/BookingService/helpers/resources.ts';
 import {
-	localizeEventType,
 	presentBooking,
 	simplifyBooking,
-} from '../../nodes/BookingService/helpers/resources.ts';
+} from '../../nodes/BookingService/helpers/bookingOutput.ts';
+import { localizeEventType } from '../../nodes/shared/booking.ts';
+import type { Booking } from '../../nodes/shared/booking.ts';
 
 const booking: Booking = {
 	id: '0123456789abcdef01234567',

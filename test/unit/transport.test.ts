@@ -7,6 +7,7 @@ import {
 	MAX_RATE_LIMIT_ATTEMPTS,
 	normaliseBaseUrl,
 	parseRetryAfterSeconds,
+	serviceErrorDetailsOf,
 } from '../../nodes/shared/transport.ts';
 import { pathsHolding } from '../harness/fixtures.ts';
 import { fakeContext, TEST_API_KEY } from './fake-context.ts';
@@ -148,6 +149,41 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 		expect(error.httpCode).toBe('400');
 	});
 
+	it('validation_failed details are also on the error, one { field?, message } per entry', async () => {
+		const error = await failureOf(() => ({
+			statusCode: 400,
+			body: envelope('validation_failed', 'Invalid request.', [
+				{ field: 'booker.email', message: 'must be an email' },
+				'url is not https',
+				{ path: ['booker', 'name'], reason: 'too long' },
+				{ field: 'start' },
+				{ code: 7 },
+			]),
+		}));
+
+		expect(error.context.serviceErrorDetails).toEqual([
+			{ field: 'booker.email', message: 'must be an email' },
+			{ message: 'url is not https' },
+			{ field: 'booker.name', message: 'too long' },
+			{ field: 'start', message: '' },
+			{ message: '{"code":7}' },
+		]);
+		expect(error.message).toBe(
+			'The service rejected the request: booker.email: must be an email; url is not https; booker.name: too long; start; {"code":7}',
+		);
+		expect(serviceErrorDetailsOf(error)).toEqual(error.context.serviceErrorDetails);
+	});
+
+	it('an envelope without details leaves serviceErrorDetails out', async () => {
+		const error = await failureOf(() => ({
+			statusCode: 400,
+			body: envelope('validation_failed', 'Invalid request.'),
+		}));
+
+		expect(error.context).not.toHaveProperty('serviceErrorDetails');
+		expect(serviceErrorDetailsOf(error)).toEqual([]);
+	});
+
 	it.each([
 		['slot_unavailable', 409, /no longer free; no booking was made/],
 		['event_type_inactive', 409, /event type is inactive/],
@@ -191,6 +227,41 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 
 		expect(error.message).toContain('[redacted]');
 		expect(pathsHolding(error, TEST_API_KEY)).toEqual([]);
+	});
+
+	it('never repeats the API key in the details either', async () => {
+		const error = await failureOf(() => ({
+			statusCode: 400,
+			body: envelope('validation_failed', 'Invalid request.', [
+				{ field: `header.${TEST_API_KEY}`, message: `Key ${TEST_API_KEY} is odd` },
+			]),
+		}));
+
+		expect(error.context.serviceErrorDetails).toEqual([
+			{ field: 'header.[redacted]', message: 'Key [redacted] is odd' },
+		]);
+		expect(pathsHolding(error, TEST_API_KEY)).toEqual([]);
+	});
+});
+
+describe('serviceErrorDetailsOf', () => {
+	it('is [] for errors that carry no details, and keeps only well-formed entries', () => {
+		expect(serviceErrorDetailsOf(new Error('x'))).toEqual([]);
+		expect(serviceErrorDetailsOf(undefined)).toEqual([]);
+		expect(serviceErrorDetailsOf({ context: { serviceErrorDetails: 'url' } })).toEqual([]);
+		expect(
+			serviceErrorDetailsOf({
+				context: {
+					serviceErrorDetails: [
+						{ field: 'url', message: 'must be https' },
+						{ message: 'no field' },
+						{ field: 7, message: 'bad field' },
+						{ field: 'events' },
+						null,
+					],
+				},
+			}),
+		).toEqual([{ field: 'url', message: 'must be https' }, { message: 'no field' }]);
 	});
 });
 

@@ -121,32 +121,28 @@ describe('ItemParameters', () => {
 	it('reads a resource locator in any mode, or a plain string', () => {
 		const id = '0123456789abcdef01234567';
 		expect(
-			read({ eventType: { __rl: true, mode: 'list', value: id } }).resourceLocatorId(
+			read({ eventType: { __rl: true, mode: 'list', value: id } }).requiredResourceLocatorId(
 				'eventType',
 				'Event Type',
-				true,
 			),
 		).toBe(id);
 		expect(
-			read({ eventType: { __rl: true, mode: 'id', value: ` ${id} ` } }).resourceLocatorId(
+			read({ eventType: { __rl: true, mode: 'id', value: ` ${id} ` } }).requiredResourceLocatorId(
 				'eventType',
 				'Event Type',
-				true,
 			),
 		).toBe(id);
-		expect(read({ eventType: id }).resourceLocatorId('eventType', 'Event Type', true)).toBe(id);
+		expect(read({ eventType: id }).requiredResourceLocatorId('eventType', 'Event Type')).toBe(id);
 		expect(
-			read({ eventType: { mode: 'list', value: '' } }).resourceLocatorId(
+			read({ eventType: { mode: 'list', value: '' } }).optionalResourceLocatorId(
 				'eventType',
 				'Event Type',
-				false,
 			),
 		).toBeUndefined();
 		expect(() =>
-			read({ eventType: { mode: 'list', value: '' } }).resourceLocatorId(
+			read({ eventType: { mode: 'list', value: '' } }).requiredResourceLocatorId(
 				'eventType',
 				'Event Type',
-				true,
 			),
 		).toThrow('Event Type is required [item 2]');
 	});

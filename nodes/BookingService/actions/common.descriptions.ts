@@ -4,9 +4,9 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
+import { RESOURCE_ID_PATTERN } from '../../shared/resourceId';
 import { DEFAULT_TIMEOUT_MS } from '../../shared/transport';
 
-const RESOURCE_ID_REGEX = '^[0-9a-f]{24}$';
 const RESOURCE_ID_HINT =
 	'An ID is 24 lowercase hexadecimal characters, e.g. 65f1c0ffee0123456789abcd';
 
@@ -37,7 +37,7 @@ export const eventTypeLocator: INodeProperties = {
 			validation: [
 				{
 					type: 'regex',
-					properties: { regex: RESOURCE_ID_REGEX, errorMessage: RESOURCE_ID_HINT },
+					properties: { regex: RESOURCE_ID_PATTERN.source, errorMessage: RESOURCE_ID_HINT },
 				},
 			],
 		},
@@ -81,21 +81,7 @@ export const simplifyField: INodeProperties = {
 		"Whether to return a flat summary of each booking (ID, status, event type name, booker, UTC start and end, start in the booker's and the host's time zone, links) instead of the full booking",
 };
 
-/** Options-collection entries; each operation picks the ones it supports. */
-export const nameLanguageOption: INodeProperties = {
-	displayName: 'Name Language',
-	name: 'nameLanguage',
-	type: 'options',
-	default: 'service',
-	description:
-		'Which translation of event type names (and booking question labels) to return. Falls back to the name the service chose when the translation is missing.',
-	options: [
-		{ name: 'As Returned by the Service', value: 'service' },
-		{ name: 'English', value: 'en' },
-		{ name: 'Japanese', value: 'ja' },
-	],
-};
-
+/** An entry for the Options collection; see also nameLanguageOption in nodes/shared/descriptions.ts. */
 export const timeoutOption: INodeProperties = {
 	displayName: 'Timeout',
 	name: 'timeout',

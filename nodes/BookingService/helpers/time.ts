@@ -65,10 +65,9 @@ function wallClockAt(instantMs: number, timeZone: string): WallClock {
 	};
 }
 
-/** The zone's offset from UTC at that instant, in milliseconds (east positive). */
-function offsetMsAt(instantMs: number, timeZone: string): number {
-	const wall = wallClockAt(instantMs, timeZone);
-	const wallAsUtc = Date.UTC(
+/** The instant at which UTC's clock shows this wall-clock time; the zone's offset is the difference from it. */
+function wallClockAsUtc(wall: WallClock): number {
+	return Date.UTC(
 		wall.year,
 		wall.month - 1,
 		wall.day,
@@ -77,7 +76,11 @@ function offsetMsAt(instantMs: number, timeZone: string): number {
 		wall.second,
 		wall.millisecond,
 	);
-	return wallAsUtc - instantMs;
+}
+
+/** The zone's offset from UTC at that instant, in milliseconds (east positive). */
+function offsetMsAt(instantMs: number, timeZone: string): number {
+	return wallClockAsUtc(wallClockAt(instantMs, timeZone)) - instantMs;
 }
 
 /**
@@ -85,15 +88,7 @@ function offsetMsAt(instantMs: number, timeZone: string): number {
  * spring-forward zone becomes 03:30); in an overlap the earlier instant wins — the usual calendar-app choice.
  */
 export function instantOfWallClock(wall: WallClock, timeZone: string): number {
-	const wallAsUtc = Date.UTC(
-		wall.year,
-		wall.month - 1,
-		wall.day,
-		wall.hour,
-		wall.minute,
-		wall.second,
-		wall.millisecond,
-	);
+	const wallAsUtc = wallClockAsUtc(wall);
 	// Zones change offset at most once within a day, so the offsets half a day either side are the only candidates.
 	const offsetBefore = offsetMsAt(wallAsUtc - DAY_MS / 2, timeZone);
 	const offsetAfter = offsetMsAt(wallAsUtc + DAY_MS / 2, timeZone);
@@ -150,12 +145,13 @@ export function parseDateTime(value: unknown, defaultTimeZone: string): number |
 	const wall = { year, month, day, hour, minute, second, millisecond };
 	const zone = match[8];
 	if (zone === undefined) return instantOfWallClock(wall, defaultTimeZone);
-	const wallAsUtc = Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+	const wallAsUtc = wallClockAsUtc(wall);
 	if (zone.toUpperCase() === 'Z') return wallAsUtc;
 	const digits = zone.replace(':', '');
-	const offsetMinutes = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5));
-	if (Number(digits.slice(1, 3)) > 23 || Number(digits.slice(3, 5)) > 59) return undefined;
-	return wallAsUtc - (zone.startsWith('-') ? -1 : 1) * offsetMinutes * 60_000;
+	const offsetHours = Number(digits.slice(1, 3));
+	const offsetMinutes = Number(digits.slice(3, 5));
+	if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+	return wallAsUtc - (zone.startsWith('-') ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
 }
 
 function isRealWallClock(

@@ -5,13 +5,13 @@
  * The pure checks return a problem sentence or undefined; `ItemParameters` reads an item's parameters with
  * them and throws a NodeOperationError naming the field and the item.
  */
-import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { isResourceId } from '../../shared/resourceId';
 import { formatUtc, isIanaTimeZone, parseCalendarDate, parseDateTime } from './time';
 import type { DayNumber } from './time';
 
-export const RESOURCE_ID_PATTERN = /^[0-9a-f]{24}$/;
 // Deliberately simple, like the service's "email format": one @, no spaces, a dot-separated domain.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
@@ -40,7 +40,7 @@ export function emailProblem(text: string): string | undefined {
 }
 
 export function resourceIdProblem(text: string): string | undefined {
-	return RESOURCE_ID_PATTERN.test(text)
+	return isResourceId(text)
 		? undefined
 		: 'must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd';
 }
@@ -106,60 +106,44 @@ export class ItemParameters {
 	}
 
 	requiredString(name: string, label: string, limits: { max?: number } = {}): string {
-		const text = this.optionalString(name, label, limits);
-		if (text === undefined) throw this.invalid(label, 'is required');
-		return text;
+		return this.required(this.optionalString(name, label, limits), label);
 	}
 
 	optionalEmail(name: string, label: string): string | undefined {
-		const text = this.optionalString(name, label);
-		if (text === undefined) return undefined;
-		const problem = emailProblem(text);
-		if (problem) throw this.invalid(label, problem, text);
-		return text;
+		return this.checked(this.optionalString(name, label), label, emailProblem);
 	}
 
 	requiredEmail(name: string, label: string): string {
-		const text = this.optionalEmail(name, label);
-		if (text === undefined) throw this.invalid(label, 'is required');
-		return text;
+		return this.required(this.optionalEmail(name, label), label);
 	}
 
 	requiredResourceId(name: string, label: string): string {
-		const text = this.requiredString(name, label);
-		const problem = resourceIdProblem(text);
-		if (problem) throw this.invalid(label, problem, text);
-		return text;
+		return this.required(
+			this.checked(this.optionalString(name, label), label, resourceIdProblem),
+			label,
+		);
 	}
 
-	/** The ID behind a resource locator, whichever mode was used; undefined when empty and not required. */
-	resourceLocatorId(name: string, label: string, required: boolean): string | undefined {
+	/** The ID behind a resource locator, whichever mode was used; undefined when empty. */
+	optionalResourceLocatorId(name: string, label: string): string | undefined {
 		const locator = this.raw(name, { mode: 'list', value: '' }) as
 			| INodeParameterResourceLocator
 			| string;
 		const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
 		const text = value === undefined || value === null ? '' : String(value).trim();
-		if (text === '') {
-			if (required) throw this.invalid(label, 'is required');
-			return undefined;
-		}
-		const problem = resourceIdProblem(text);
-		if (problem) throw this.invalid(label, problem, text);
-		return text;
+		return this.checked(text === '' ? undefined : text, label, resourceIdProblem);
+	}
+
+	requiredResourceLocatorId(name: string, label: string): string {
+		return this.required(this.optionalResourceLocatorId(name, label), label);
 	}
 
 	optionalTimeZone(name: string, label: string): string | undefined {
-		const text = this.optionalString(name, label);
-		if (text === undefined) return undefined;
-		const problem = timeZoneProblem(text);
-		if (problem) throw this.invalid(label, problem, text);
-		return text;
+		return this.checked(this.optionalString(name, label), label, timeZoneProblem);
 	}
 
 	requiredTimeZone(name: string, label: string): string {
-		const text = this.optionalTimeZone(name, label);
-		if (text === undefined) throw this.invalid(label, 'is required');
-		return text;
+		return this.required(this.optionalTimeZone(name, label), label);
 	}
 
 	optionalInteger(
@@ -229,9 +213,7 @@ export class ItemParameters {
 	}
 
 	requiredUtcDateTime(name: string, label: string): string {
-		const text = this.optionalUtcDateTime(name, label);
-		if (text === undefined) throw this.invalid(label, 'is required');
-		return text;
+		return this.required(this.optionalUtcDateTime(name, label), label);
 	}
 
 	requiredCalendarDate(name: string, label: string, timeZone: string): DayNumber {
@@ -243,8 +225,20 @@ export class ItemParameters {
 		return day;
 	}
 
-	collection(name: string): IDataObject {
-		const value = this.raw(name, {});
-		return typeof value === 'object' && value !== null ? (value as IDataObject) : {};
+	/** The text unchanged, or undefined when absent; throws with `problemOf`'s sentence when it is not acceptable. */
+	private checked(
+		text: string | undefined,
+		label: string,
+		problemOf: (text: string) => string | undefined,
+	): string | undefined {
+		if (text === undefined) return undefined;
+		const problem = problemOf(text);
+		if (problem) throw this.invalid(label, problem, text);
+		return text;
+	}
+
+	private required<T>(value: T | undefined, label: string): T {
+		if (value === undefined) throw this.invalid(label, 'is required');
+		return value;
 	}
 }

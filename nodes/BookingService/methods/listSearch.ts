@@ -4,8 +4,8 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
+import type { EventType } from '../../shared/booking';
 import { listAllPages } from '../../shared/transport';
-import type { EventType } from '../helpers/resources';
 
 /** Accounts have a handful of event types; this bounds the list should one have very many. */
 const MAX_LISTED_EVENT_TYPES = 1000;

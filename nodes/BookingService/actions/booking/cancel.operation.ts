@@ -1,18 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import type { Booking } from '../../../shared/booking';
+import { nameLanguageOption } from '../../../shared/descriptions';
 import { bookingServiceApiRequest } from '../../../shared/transport';
-import type { Booking } from '../../helpers/resources';
-import { presentBooking } from '../../helpers/resources';
+import { presentBooking } from '../../helpers/bookingOutput';
+import type { BookingOutput } from '../../helpers/bookingOutput';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	bookingIdField,
-	nameLanguageOption,
 	optionsCollection,
 	simplifyField,
 	timeoutOption,
 } from '../common.descriptions';
-import type { BookingOutput } from '../sharedOptions';
 import { readBookingOutput, readTimeoutMs } from '../sharedOptions';
 
 const MAX_MESSAGE_LENGTH = 1000;

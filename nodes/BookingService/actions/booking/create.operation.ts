@@ -2,21 +2,21 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import type { Booking } from '../../../shared/booking';
+import { nameLanguageOption } from '../../../shared/descriptions';
 import { bookingServiceApiRequest } from '../../../shared/transport';
+import { presentBooking } from '../../helpers/bookingOutput';
+import type { BookingOutput } from '../../helpers/bookingOutput';
 import { deriveIdempotencyKey, idempotencyKeyFromUserValue } from '../../helpers/idempotency';
-import type { Booking } from '../../helpers/resources';
-import { presentBooking } from '../../helpers/resources';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	additionalFieldsCollection,
 	eventTypeLocator,
-	nameLanguageOption,
 	optionsCollection,
 	simplifyField,
 	timeoutOption,
 	timeZoneField,
 } from '../common.descriptions';
-import type { BookingOutput } from '../sharedOptions';
 import { readBookingOutput, readTimeoutMs } from '../sharedOptions';
 
 const LOCALES = ['en', 'ja'] as const;
@@ -141,7 +141,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 		booker.locale = parameters.oneOf('additionalFields.locale', 'Booker Locale', LOCALES, 'en');
 	}
 	const body: IDataObject = {
-		eventTypeId: parameters.resourceLocatorId('eventType', 'Event Type', true),
+		eventTypeId: parameters.requiredResourceLocatorId('eventType', 'Event Type'),
 		start: parameters.requiredUtcDateTime('start', 'Start'),
 		booker,
 	};

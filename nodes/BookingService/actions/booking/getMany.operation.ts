@@ -1,22 +1,22 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import type { Booking } from '../../../shared/booking';
+import { nameLanguageOption } from '../../../shared/descriptions';
 import { iterateListItems } from '../../../shared/transport';
+import { presentBooking } from '../../helpers/bookingOutput';
+import type { BookingOutput } from '../../helpers/bookingOutput';
 import { mergeSorted } from '../../helpers/mergeSorted';
-import type { Booking } from '../../helpers/resources';
-import { presentBooking } from '../../helpers/resources';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	eventTypeLocator,
 	limitField,
-	nameLanguageOption,
 	optionsCollection,
 	returnAllField,
 	simplifyField,
 	timeoutOption,
 } from '../common.descriptions';
-import type { BookingOutput } from '../sharedOptions';
-import { readBookingOutput, readTimeoutMs } from '../sharedOptions';
+import { readBookingOutput, readLimit, readTimeoutMs } from '../sharedOptions';
 
 const STATUSES = [
 	'held',
@@ -125,7 +125,7 @@ interface Input {
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const parameters = new ItemParameters(this, itemIndex);
 	const filters: IDataObject = {};
-	const eventTypeId = parameters.resourceLocatorId('filters.eventType', 'Event Type', false);
+	const eventTypeId = parameters.optionalResourceLocatorId('filters.eventType', 'Event Type');
 	if (eventTypeId !== undefined) filters.eventTypeId = eventTypeId;
 	const email = parameters.optionalEmail('filters.email', 'Booker Email');
 	if (email !== undefined) filters.email = email;
@@ -142,15 +142,11 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	}
 	const updatedSince = parameters.optionalUtcDateTime('filters.updatedSince', 'Updated Since');
 	if (updatedSince !== undefined) filters.updatedSince = updatedSince;
-	const returnAll = parameters.optionalBoolean('returnAll', 'Return All') ?? false;
 	return {
 		filters,
 		statuses: parameters.listOf('filters.status', 'Status', STATUSES),
 		sort: parameters.oneOf('options.sort', 'Sort', SORTS, '-createdAt'),
-		limit: returnAll
-			? undefined
-			: (parameters.optionalInteger('limit', 'Limit', { min: 1, max: Number.MAX_SAFE_INTEGER }) ??
-				50),
+		limit: readLimit(parameters),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),
 	};

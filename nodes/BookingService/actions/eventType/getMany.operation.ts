@@ -1,18 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { localizeEventType } from '../../../shared/booking';
+import type { EventType, NameLanguage } from '../../../shared/booking';
+import { nameLanguageOption } from '../../../shared/descriptions';
 import { listAllPages } from '../../../shared/transport';
-import type { EventType, NameLanguage } from '../../helpers/resources';
-import { localizeEventType } from '../../helpers/resources';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	limitField,
-	nameLanguageOption,
 	optionsCollection,
 	returnAllField,
 	timeoutOption,
 } from '../common.descriptions';
-import { readNameLanguage, readTimeoutMs } from '../sharedOptions';
+import { readLimit, readNameLanguage, readTimeoutMs } from '../sharedOptions';
 
 const ACTIVE_FILTERS = ['true', 'false', 'all'] as const;
 type ActiveFilter = (typeof ACTIVE_FILTERS)[number];
@@ -54,13 +54,9 @@ interface Input {
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const parameters = new ItemParameters(this, itemIndex);
-	const returnAll = parameters.optionalBoolean('returnAll', 'Return All') ?? false;
 	return {
 		active: parameters.oneOf('active', 'Active', ACTIVE_FILTERS, 'true'),
-		limit: returnAll
-			? undefined
-			: (parameters.optionalInteger('limit', 'Limit', { min: 1, max: Number.MAX_SAFE_INTEGER }) ??
-				50),
+		limit: readLimit(parameters),
 		nameLanguage: readNameLanguage(parameters),
 		timeoutMs: readTimeoutMs(parameters),
 	};

@@ -95,7 +95,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 		);
 	}
 	return {
-		eventTypeId: parameters.resourceLocatorId('eventType', 'Event Type', true) as string,
+		eventTypeId: parameters.requiredResourceLocatorId('eventType', 'Event Type'),
 		from,
 		to,
 		timeZone,
@@ -181,7 +181,7 @@ export async function execute(
 		eventTypeId: input.eventTypeId,
 		from: formatCalendarDate(input.from),
 		to: formatCalendarDate(input.to),
-		timeZone: input.timeZone ?? 'UTC',
+		timeZone: zone,
 		calendarBlocked,
 		slotCount: instants.length,
 		slots: instants.map(formatUtc),

@@ -58,7 +58,7 @@ interface Input {
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const parameters = new ItemParameters(this, itemIndex);
 	const body: IDataObject = {
-		eventTypeId: parameters.resourceLocatorId('eventType', 'Event Type', true),
+		eventTypeId: parameters.requiredResourceLocatorId('eventType', 'Event Type'),
 	};
 	const name = parameters.optionalString('additionalFields.name', 'Name', { max: 120 });
 	if (name !== undefined) body.name = name;

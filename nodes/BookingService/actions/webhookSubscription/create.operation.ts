@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { ALL_EVENTS, BOOKING_EVENTS } from '../../../shared/booking';
+import { bookingEventOptions } from '../../../shared/descriptions';
 import { bookingServiceApiRequest } from '../../../shared/transport';
 import { characterCount, ItemParameters } from '../../helpers/validation';
 import {
@@ -10,13 +12,7 @@ import {
 } from '../common.descriptions';
 import { readTimeoutMs } from '../sharedOptions';
 
-const EVENTS = [
-	'*',
-	'booking.created',
-	'booking.rescheduled',
-	'booking.cancelled',
-	'booking.no_show',
-] as const;
+const EVENTS = [ALL_EVENTS, ...BOOKING_EVENTS];
 const MAX_URL_LENGTH = 2000;
 
 const properties: INodeProperties[] = [
@@ -42,16 +38,10 @@ const properties: INodeProperties[] = [
 		displayName: 'Events',
 		name: 'events',
 		type: 'multiOptions',
-		default: ['*'],
+		default: [ALL_EVENTS],
 		required: true,
 		description: 'Which events to receive. All Events also receives kinds added later.',
-		options: [
-			{ name: 'All Events', value: '*' },
-			{ name: 'Booking Cancelled', value: 'booking.cancelled' },
-			{ name: 'Booking Created', value: 'booking.created' },
-			{ name: 'Booking No-Show', value: 'booking.no_show' },
-			{ name: 'Booking Rescheduled', value: 'booking.rescheduled' },
-		],
+		options: bookingEventOptions,
 	},
 	additionalFieldsCollection([
 		{
@@ -88,7 +78,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const body: IDataObject = {
 		url,
 		// "*" already covers every kind, so sending more would only repeat it.
-		events: events.includes('*') ? ['*'] : events,
+		events: events.includes(ALL_EVENTS) ? [ALL_EVENTS] : events,
 	};
 	const note = parameters.optionalString('additionalFields.description', 'Description', {
 		max: 200,
