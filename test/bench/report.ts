@@ -1,0 +1,104 @@
+/** The bench's report: one Markdown table plus notes, and the same in JSON with every sample. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { MachineInfo } from './machine.ts';
+import { machineLine } from './machine.ts';
+
+export type Verdict = 'met' | 'missed' | 'info';
+
+export interface Row {
+	/** Which of the issue's five measures (1–5). */
+	section: number;
+	measure: string;
+	ours: string;
+	baseline: string;
+	/** e.g. "1.04×", or "—" when there is no ratio. */
+	ratio: string;
+	/** e.g. "≤ 1.10×", or "—". */
+	target: string;
+	verdict: Verdict;
+}
+
+export interface Check {
+	what: string;
+	passed: boolean;
+	detail: string;
+}
+
+export interface SectionReport {
+	id: string;
+	title: string;
+	rows: Row[];
+	/** Correctness checks made along the way (counts, none lost, none doubled); not timings. */
+	checks: Check[];
+	notes: string[];
+	/** Every sample and setting, for the JSON report. */
+	data: unknown;
+	error?: string;
+}
+
+export interface BenchReport {
+	startedAt: string;
+	durationSeconds: number;
+	machine: MachineInfo;
+	mode: 'full' | 'quick';
+	sections: SectionReport[];
+}
+
+const VERDICT_TEXT: Record<Verdict, string> = { met: 'met', missed: '**missed**', info: '' };
+
+export function renderMarkdown(report: BenchReport): string {
+	const lines = [
+		`# Benchmarks — n8n-nodes-booking-service`,
+		'',
+		`${report.startedAt}, ${report.mode} run, ${report.durationSeconds} s. Machine: ${machineLine(report.machine)}.`,
+		'',
+		'Median [min–max] of the measured runs (after warm-up); ratios are ours ÷ baseline of the medians, measured side by side in this run.',
+		'',
+		'| # | Measure | Ours | Baseline | Ratio | Target |',
+		'|---|---|---|---|---|---|',
+	];
+	for (const section of report.sections) {
+		if (section.error !== undefined) {
+			lines.push(`| ${sectionNumber(section)} | ${section.title} | failed: ${escape(section.error.split('\n')[0])} | | | |`);
+		}
+		for (const row of section.rows) {
+			const target = row.target === '—' ? '—' : `${row.target} ${VERDICT_TEXT[row.verdict]}`.trim();
+			lines.push(
+				`| ${row.section} | ${escape(row.measure)} | ${row.ours} | ${row.baseline} | ${row.ratio} | ${target} |`,
+			);
+		}
+	}
+	const checks = report.sections.flatMap((section) => section.checks);
+	if (checks.length > 0) {
+		lines.push('', 'Checks:', '');
+		for (const check of checks) lines.push(`- ${check.passed ? 'ok' : '**FAILED**'} — ${check.what}: ${check.detail}`);
+	}
+	const notes = report.sections.filter((section) => section.notes.length > 0);
+	if (notes.length > 0) {
+		lines.push('', 'Notes:', '');
+		for (const section of notes) for (const note of section.notes) lines.push(`- (${sectionNumber(section)}) ${note}`);
+	}
+	return `${lines.join('\n')}\n`;
+}
+
+function sectionNumber(section: SectionReport): string {
+	return String(section.rows[0]?.section ?? section.id);
+}
+
+function escape(text: string): string {
+	return text.replaceAll('|', '\\|');
+}
+
+/** Writes `<dir>/bench-<time>.{md,json}` and `<dir>/latest.{md,json}`; returns the Markdown path. */
+export function writeReport(dir: string, report: BenchReport, markdown: string): string {
+	mkdirSync(dir, { recursive: true });
+	const stamp = report.startedAt.replaceAll(':', '-').replace(/\.\d+Z$/, 'Z');
+	const json = `${JSON.stringify(report, null, 2)}\n`;
+	for (const base of [`bench-${stamp}`, 'latest']) {
+		writeFileSync(join(dir, `${base}.md`), markdown);
+		writeFileSync(join(dir, `${base}.json`), json);
+	}
+	return join(dir, `bench-${stamp}.md`);
+}
