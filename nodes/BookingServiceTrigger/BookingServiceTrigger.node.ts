@@ -16,6 +16,7 @@ import { checkAndRemember, InMemorySeenEvents, toSeenEventIds } from './dedupe';
 import { parseDeliveryEnvelope, toTriggerItem } from './delivery';
 import { openSecret, sealSecret } from './secretBox';
 import type { SecretBinding } from './secretBox';
+import { UnsealedSecretCache } from './secretCache';
 import { SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signature';
 import {
 	explainSubscribeFailure,
@@ -34,13 +35,21 @@ import type { StoredSubscription } from './subscription';
 
 type LifecycleContext = IHookFunctions | IWebhookFunctions;
 
+/** How many triggers this process keeps state for in memory, the ones that received deliveries last. */
+const TRIGGERS_KEPT_IN_MEMORY = 200;
+
 /**
- * Event ids seen by this n8n process, per workflow, node and subscription. Static data is the durable record; this
- * one covers what static data cannot: test mode (n8n does not keep static data between test requests) and two copies
- * of an event arriving at the same moment (both would read static data before either saved it). Bounded: 1,000 ids
- * for a day per subscription, for the 200 subscriptions used last.
+ * Event ids seen by this n8n process, per workflow, node and subscription. The record in static data would survive a
+ * restart, but n8n 2.41 does not save static data that `webhook()` changes on the production path (measured in the
+ * end-to-end set-up), nor between test requests, and two copies arriving at the same moment both read it before
+ * either is saved: in practice this in-memory record is what drops duplicates. Static data is still written, so n8n
+ * versions that do save it get a record that outlives a restart. Bounded: 1,000 ids for a day per subscription, for
+ * the 200 subscriptions used last.
  */
-const seenInThisProcess = new InMemorySeenEvents(200);
+const seenInThisProcess = new InMemorySeenEvents(TRIGGERS_KEPT_IN_MEMORY);
+
+/** Signing secrets `webhook()` has unsealed, so later deliveries skip the credential and the unsealing. */
+const unsealedSecrets = new UnsealedSecretCache(TRIGGERS_KEPT_IN_MEMORY);
 
 async function readApiKey(context: LifecycleContext): Promise<string> {
 	const credential = await context.getCredentials<{ apiKey?: unknown }>(BOOKING_SERVICE_CREDENTIAL_TYPE);
@@ -62,9 +71,14 @@ async function readVerifiableSubscription(
 ): Promise<{ subscriptionId: string; secret: string } | undefined> {
 	const stored = readStoredSubscription(context.getWorkflowStaticData('node'));
 	if (stored === undefined) return undefined;
+	const binding = secretBinding(context);
+	const cached = unsealedSecrets.get(binding, stored.sealedSecret);
+	if (cached !== undefined) return { subscriptionId: stored.id, secret: cached };
 	try {
 		const secret = await openStoredSecret(context, stored);
-		return secret === undefined ? undefined : { subscriptionId: stored.id, secret };
+		if (secret === undefined) return undefined;
+		unsealedSecrets.remember(binding, stored.sealedSecret, secret);
+		return { subscriptionId: stored.id, secret };
 	} catch (error) {
 		// e.g. the credential was deleted: same outcome as an unreadable secret, but worth a line in the log
 		context.logger.warn(`Booking Service Trigger could not read its credential: ${(error as Error).message}`);
@@ -318,7 +332,8 @@ export class BookingServiceTrigger implements INodeType {
 		const nodeData = this.getWorkflowStaticData('node');
 		const nowMs = Date.now();
 		const persisted = checkAndRemember(toSeenEventIds(nodeData.recentEventIds), envelope.id, nowMs);
-		nodeData.recentEventIds = persisted.seen;
+		// A duplicate leaves the record as it was; not assigning it leaves static data unchanged, so n8n saves nothing.
+		if (!persisted.duplicate) nodeData.recentEventIds = persisted.seen;
 		const scope = `${this.getWorkflow().id}/${this.getNode().id}/${subscription.subscriptionId}`;
 		const seenHere = seenInThisProcess.checkAndRemember(scope, envelope.id, nowMs);
 		if (persisted.duplicate || seenHere) {

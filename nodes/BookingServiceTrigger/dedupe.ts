@@ -2,14 +2,22 @@
  * A bounded record of recently seen event ids, so a delivery the service sends again (retries after a timeout, the
  * contract's "more than once") starts no second execution.
  *
- * The record is a plain JSON object `{ [eventId]: firstSeenAtMs }` because it lives in the workflow's static data,
- * which n8n stores as JSON on the workflow row. It is bounded twice: entries older than `maxAgeMs` are dropped, and
- * beyond `maxEntries` the oldest go first (objects keep insertion order for non-numeric keys such as `evt_…`).
- * The functions never mutate their input: callers assign the returned record back, which is also what makes n8n
- * notice that static data changed and save it.
+ * The record lives in the workflow's static data, which n8n stores as JSON on the workflow row, so it is a JSON array
+ * of `[eventId, firstSeenAtMs]` pairs in arrival order, oldest first. An array rather than an object keyed by id
+ * because this runs on every delivery: checking an id is a scan and recording one a copy, where an object with a
+ * thousand keys had to be taken apart and rebuilt each time (milliseconds per delivery). Arrival order is also
+ * first-seen order, so evicting the oldest and expiring by age drop from the same end. Records written by earlier
+ * versions (`{ [eventId]: firstSeenAtMs }`) are still read.
+ *
+ * The record is bounded twice: entries older than `maxAgeMs` are dropped, and beyond `maxEntries` the oldest go
+ * first. A duplicate changes nothing, and its first-seen time stands, so retries cannot keep an id alive.
+ * The functions never mutate their input: callers store the returned record, which is also what makes n8n notice that
+ * static data changed and save it; a duplicate returns the input itself, so there is nothing to store.
  */
 
-export type SeenEventIds = Record<string, number>;
+export type SeenEvent = readonly [eventId: string, firstSeenAtMs: number];
+/** Oldest first. */
+export type SeenEventIds = readonly SeenEvent[];
 
 export interface DedupeLimits {
 	maxEntries: number;
@@ -22,18 +30,31 @@ export const DEFAULT_DEDUPE_LIMITS: DedupeLimits = { maxEntries: 1000, maxAgeMs:
 export interface DedupeOutcome {
 	/** True when the id is in the record (and still fresh), i.e. the delivery must not start an execution. */
 	duplicate: boolean;
-	/** The record to store: pruned, and holding `eventId` (as first seen) in both cases. */
+	/** The record to store: the input itself for a duplicate, otherwise pruned and ending with `eventId`. */
 	seen: SeenEventIds;
 }
 
-/** Reads a record back from static data, ignoring anything that is not an id → timestamp entry. */
-export function toSeenEventIds(value: unknown): SeenEventIds {
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
-	return Object.fromEntries(
-		Object.entries(value).filter(
-			(entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
-		),
+function isSeenEvent(entry: unknown): entry is SeenEvent {
+	return (
+		Array.isArray(entry) &&
+		entry.length === 2 &&
+		typeof entry[0] === 'string' &&
+		typeof entry[1] === 'number' &&
+		Number.isFinite(entry[1])
 	);
+}
+
+/**
+ * Reads a record back from static data, ignoring anything that is not an id and a time. A valid record is returned
+ * as it is, without a copy. The object format of earlier versions is put in first-seen order: it kept an id that
+ * arrived again at the end, with its first-seen time.
+ */
+export function toSeenEventIds(value: unknown): SeenEventIds {
+	if (Array.isArray(value)) return value.every(isSeenEvent) ? (value as SeenEventIds) : value.filter(isSeenEvent);
+	if (typeof value !== 'object' || value === null) return [];
+	return Object.entries(value)
+		.filter(isSeenEvent)
+		.sort((a, b) => a[1] - b[1]);
 }
 
 /** Records `eventId` as seen at `nowMs` and says whether it had been seen already. */
@@ -44,15 +65,23 @@ export function checkAndRemember(
 	limits: DedupeLimits = DEFAULT_DEDUPE_LIMITS,
 ): DedupeOutcome {
 	const oldestKept = nowMs - limits.maxAgeMs;
-	const fresh = Object.entries(record).filter(([, seenAt]) => seenAt >= oldestKept);
-	const previous = fresh.find(([id]) => id === eventId);
-	const kept = fresh.filter(([id]) => id !== eventId);
-	// Re-inserted last either way, so the entry just touched is the last to be evicted.
-	kept.push([eventId, previous?.[1] ?? nowMs]);
-	return {
-		duplicate: previous !== undefined,
-		seen: Object.fromEntries(kept.slice(-limits.maxEntries)),
-	};
+	// Arrival order is first-seen order, so the expired entries come first and the rest is kept with one copy. A clock
+	// set back breaks that order; then every entry is judged by its own time, in the check and in the copy alike.
+	let firstFresh = record.length;
+	let expiredAfterFresh = false;
+	for (let index = 0; index < record.length; index++) {
+		const [id, seenAt] = record[index];
+		if (seenAt < oldestKept) {
+			if (firstFresh < index) expiredAfterFresh = true;
+			continue;
+		}
+		if (firstFresh === record.length) firstFresh = index;
+		if (id === eventId) return { duplicate: true, seen: record };
+	}
+	const seen = expiredAfterFresh ? record.filter(([, seenAt]) => seenAt >= oldestKept) : record.slice(firstFresh);
+	seen.push([eventId, nowMs]);
+	if (seen.length > limits.maxEntries) seen.splice(0, seen.length - limits.maxEntries);
+	return { duplicate: false, seen };
 }
 
 /**
@@ -60,9 +89,12 @@ export function checkAndRemember(
  * too. It backs up static data where that falls short: in test mode n8n does not keep static data between requests,
  * and two copies of one event arriving at the same moment both read static data before either saves it; this check
  * and update happen in one synchronous step, so the second copy always sees the first.
+ *
+ * Each scope's ids are a Map in arrival order, updated in place: the oldest are at the front, where expiry and
+ * eviction take them from, and a check is a lookup.
  */
 export class InMemorySeenEvents {
-	readonly #records = new Map<string, SeenEventIds>();
+	readonly #records = new Map<string, Map<string, number>>();
 	readonly #maxScopes: number;
 	readonly #limits: DedupeLimits;
 
@@ -73,14 +105,31 @@ export class InMemorySeenEvents {
 
 	/** Same contract as `checkAndRemember`, returning only whether the id was seen before in `scope`. */
 	checkAndRemember(scope: string, eventId: string, nowMs: number): boolean {
-		const outcome = checkAndRemember(this.#records.get(scope) ?? {}, eventId, nowMs, this.#limits);
+		const seen = this.#records.get(scope) ?? new Map<string, number>();
 		// Delete and set, so the scope used last is the last to be evicted.
 		this.#records.delete(scope);
-		this.#records.set(scope, outcome.seen);
+		this.#records.set(scope, seen);
 		for (const oldestScope of this.#records.keys()) {
 			if (this.#records.size <= this.#maxScopes) break;
 			this.#records.delete(oldestScope);
 		}
-		return outcome.duplicate;
+
+		const oldestKept = nowMs - this.#limits.maxAgeMs;
+		for (const [id, seenAt] of seen) {
+			if (seenAt >= oldestKept) break;
+			seen.delete(id);
+		}
+		const firstSeenAt = seen.get(eventId);
+		if (firstSeenAt !== undefined) {
+			if (firstSeenAt >= oldestKept) return true;
+			// Expired yet still here, behind a fresher id because the clock was set back: it arrives anew, at the end.
+			seen.delete(eventId);
+		}
+		seen.set(eventId, nowMs);
+		for (const oldestId of seen.keys()) {
+			if (seen.size <= this.#limits.maxEntries) break;
+			seen.delete(oldestId);
+		}
+		return false;
 	}
 }

@@ -5,7 +5,7 @@
  * Static data holds, per trigger node (n8n keeps a separate copy for "Listen for test event"):
  *   subscription            { id, webhookUrl, events, sealedSecret }  the subscription this node made
  *   leftoverSubscriptionIds string[]                                  ids whose deletion failed, retried on activation
- *   recentEventIds          { [eventId]: firstSeenAtMs }              see dedupe.ts
+ *   recentEventIds          [eventId, firstSeenAtMs][]                see dedupe.ts (oldest first)
  * Static data is plain text on the workflow row, hence `sealedSecret` (secretBox.ts) and never the secret itself.
  */
 import type { IDataObject, IHookFunctions, INode, JsonObject } from 'n8n-workflow';

@@ -6,7 +6,7 @@ import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
-import { api, bookIntroCalls, laterFreeStart } from './support.ts';
+import { api, bookIntroCalls, laterFreeStart, signFromScratch, syntheticEvent } from './support.ts';
 
 let sim: Simulator;
 let trigger: TriggerHarness;
@@ -102,8 +102,40 @@ describe('deliveries', () => {
 		).toEqual([...bookingIds].sort());
 		expect(trigger.answers.filter((answer) => answer.status === 200)).toHaveLength(12);
 		expect(trigger.nodeStaticData.recentEventIds).toEqual(
-			expect.objectContaining(Object.fromEntries(createdEvents.map((event) => [event.id, expect.any(Number)]))),
+			expect.arrayContaining(createdEvents.map((event) => [event.id, expect.any(Number)])),
 		);
+	});
+
+	it('reads a record of event ids in the format of earlier versions, and a repeat leaves static data as it was', async () => {
+		await trigger.activate();
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		const { booking } = (JSON.parse(trigger.received[0].rawBody.toString('utf8')) as { data: { booking: unknown } })
+			.data;
+		const secret = sim.control.webhooks()[0].secret;
+		const send = async (body: string) =>
+			await trigger.post(body, { 'Service-Signature': signFromScratch(secret, body) });
+
+		// Seen by an earlier version of the node (and not by this process): the record it saved is an object.
+		const oldId = 'evt_seen_by_an_earlier_version';
+		const seenAt = Date.now() - 60_000;
+		trigger.editNodeStaticData((nodeData) => {
+			nodeData.recentEventIds = { [oldId]: seenAt };
+		});
+		const repeat = await send(syntheticEvent('booking.created', booking, oldId));
+		expect(repeat.status).toBe(200);
+		expect(repeat.body).toContain('already received');
+		expect(trigger.executions).toHaveLength(1);
+		// Not written back: still the old object, not the same ids converted.
+		expect(trigger.nodeStaticData.recentEventIds).toEqual({ [oldId]: seenAt });
+
+		const newId = 'evt_new_after_the_upgrade';
+		expect((await send(syntheticEvent('booking.created', booking, newId))).status).toBe(200);
+		expect(trigger.executions).toHaveLength(2);
+		expect(trigger.nodeStaticData.recentEventIds).toEqual([
+			[oldId, seenAt],
+			[newId, expect.any(Number)],
+		]);
 	});
 
 	it('emits the booking, the event id, type and time, and every other data field such as the previous time', async () => {
@@ -267,6 +299,42 @@ describe('replacing a subscription', () => {
 		});
 		expect(await trigger.activate('init')).toEqual({ created: true });
 		expect(sim.control.webhooks()).toHaveLength(1);
+	});
+
+	it('verifies deliveries to a new subscription with its new secret, not one opened for the old', async () => {
+		await trigger.activate();
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		expect(trigger.executions).toHaveLength(1);
+
+		trigger.setParameters({ events: ['booking.created', 'booking.no_show'], options: {} });
+		expect(await trigger.activate('init')).toEqual({ created: true });
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		expect(trigger.executions).toHaveLength(2);
+		expect(trigger.answers.map((answer) => answer.status)).toEqual([200, 200]);
+	});
+
+	it('keeps verifying with the secret it already opened when the API key changes, until activation replaces the subscription', async () => {
+		await trigger.activate();
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		const [before] = sim.control.webhooks();
+
+		const { key } = sim.control.createKey('readWrite');
+		trigger.setCredential({ apiKey: key, baseUrl: sim.baseUrl });
+		// The service still signs with the subscription's secret, which this process opened for the first delivery.
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		expect(trigger.executions).toHaveLength(2);
+
+		// checkExists opens the secret with the current key: it cannot, so the subscription is replaced.
+		expect(await trigger.activate('init')).toEqual({ created: true });
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).not.toContain(before.id);
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		expect(trigger.executions).toHaveLength(3);
+		expect(trigger.answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
 	});
 
 	it('rejects deliveries while the secret cannot be read, and never runs', async () => {
