@@ -21,7 +21,10 @@
  *   listAllPages.call(ctx, { path, qs?, limit?, itemIndex?, scope?, timeoutMs? }) → Promise<T[]>
  *     Follows `nextCursor` to the end (no `limit`) or until `limit` items (never requesting more than still
  *     needed), page size 1..100, stops with an error if the service repeats a cursor.
- *   iterateListItems.call(ctx, same options) → AsyncGenerator<T>: the same, lazily, page by page.
+ *   iterateListPages.call(ctx, same options) → AsyncGenerator<T[]>: the same pages, each requested when the
+ *     previous one is consumed (listAllPages reads through it: one paging loop).
+ *   iterateListItems.call(ctx, same options) → AsyncGenerator<T>: the same items one at a time, still requested
+ *     page by page.
  *
  *   isAlreadyGone(error) → true for 404/410 errors (for deleting something that may already be deleted).
  *   serviceErrorDetailsOf(error) → the `serviceErrorDetails` of a transport error, [] for any other error.
@@ -544,19 +547,33 @@ export async function listAllPages<T = IDataObject>(
 	options: ListAllPagesOptions,
 ): Promise<T[]> {
 	const collected: T[] = [];
-	for await (const item of iterateListItems.call(this, options)) collected.push(item as T);
+	for await (const page of iterateListPages.call(this, options)) {
+		for (const item of page) collected.push(item as T);
+	}
 	return collected;
 }
 
 /**
- * The items of a list operation, one page at a time, requested only as they are consumed: a caller that stops
- * early (a merge that has enough) causes no further requests. Each page asks for at most as many items as are
- * still allowed by `limit`, so a Limit of 150 asks for 100 and then 50.
+ * The items of a list operation one at a time, for a caller that consumes them one by one (a merge of several
+ * listings). Pages are still requested only as they are consumed, so stopping early causes no further requests.
  */
 export async function* iterateListItems<T = IDataObject>(
 	this: BookingServiceContext,
 	options: ListAllPagesOptions,
 ): AsyncGenerator<T> {
+	for await (const page of iterateListPages.call(this, options)) yield* page as T[];
+}
+
+/**
+ * The pages of a list operation, each requested only when the previous one has been consumed: a caller that stops
+ * early causes no further requests. Whole pages rather than items, so a caller that keeps everything pays one await
+ * per page, not per item. Each page asks for at most as many items as are still allowed by `limit` (a Limit of 150
+ * asks for 100 and then 50), and a page longer than asked for is cut to the limit.
+ */
+export async function* iterateListPages<T = IDataObject>(
+	this: BookingServiceContext,
+	options: ListAllPagesOptions,
+): AsyncGenerator<T[]> {
 	const { limit, itemIndex } = options;
 	const seenCursors = new Set<string>();
 	let yielded = 0;
@@ -592,11 +609,13 @@ export async function* iterateListItems<T = IDataObject>(
 				},
 			);
 		}
-		for (const item of response.items) {
-			if (limit !== undefined && yielded >= limit) return;
-			yielded++;
-			yield item;
+		if (limit !== undefined && response.items.length > remaining) {
+			// More than asked for: the limit is reached inside this page, so its cursor is not needed.
+			yield response.items.slice(0, remaining);
+			return;
 		}
+		yielded += response.items.length;
+		yield response.items;
 		const next = response.nextCursor;
 		if (next === null || next === undefined || next === '') return;
 		if (seenCursors.has(next)) {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
-import { iterateListItems, listAllPages, pageSizeFor } from '../../nodes/shared/transport.ts';
+import {
+	iterateListItems,
+	iterateListPages,
+	listAllPages,
+	pageSizeFor,
+} from '../../nodes/shared/transport.ts';
 import { fakeContext, pagedResponder } from './fake-context.ts';
 
 describe('pageSizeFor', () => {
@@ -125,5 +130,38 @@ describe('iterateListItems', () => {
 		await iterator.next();
 		expect(requests).toHaveLength(2);
 		await iterator.return(undefined);
+	});
+});
+
+describe('iterateListPages', () => {
+	it('yields each page whole, requesting the next only when it is consumed', async () => {
+		const { context, requests } = fakeContext(pagedResponder(250));
+		const pages = iterateListPages.call(context, { path: '/bookings' });
+
+		const first = await pages.next();
+		expect(first.value).toHaveLength(100);
+		expect(requests).toHaveLength(1);
+		const second = await pages.next();
+		expect(second.value?.[0]).toEqual({ id: 'item-100' });
+		expect(requests).toHaveLength(2);
+		expect((await pages.next()).value).toHaveLength(50);
+		expect((await pages.next()).done).toBe(true);
+		expect(requests).toHaveLength(3);
+	});
+
+	it('cuts a page longer than asked for to the Limit and does not follow its cursor', async () => {
+		const { context, requests } = fakeContext(() => ({
+			body: {
+				items: Array.from({ length: 30 }, (_, index) => ({ id: index })),
+				nextCursor: 'more',
+			},
+		}));
+		const pages = [];
+		for await (const page of iterateListPages.call(context, { path: '/bookings', limit: 20 })) {
+			pages.push(page);
+		}
+
+		expect(pages.map((page) => page.length)).toEqual([20]);
+		expect(requests).toHaveLength(1);
 	});
 });

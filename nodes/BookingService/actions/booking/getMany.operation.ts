@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Booking } from '../../../shared/booking';
 import { nameLanguageOption } from '../../../shared/descriptions';
-import { iterateListItems } from '../../../shared/transport';
+import { iterateListItems, listAllPages } from '../../../shared/transport';
+import type { ListAllPagesOptions } from '../../../shared/transport';
 import { presentBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
 import { mergeSorted } from '../../helpers/mergeSorted';
@@ -160,29 +161,51 @@ function comparatorFor(sort: Sort): (a: Booking, b: Booking) => number {
 }
 
 /**
+ * A single listing with each booking once, as the merge of several gives it: a booking can show up twice when the
+ * listing changes while its pages are read. The first sighting is kept.
+ */
+function withoutRepeatedIds(bookings: Booking[]): Booking[] {
+	const seen = new Set<string>();
+	return bookings.filter((booking) => {
+		if (seen.has(booking.id)) return false;
+		seen.add(booking.id);
+		return true;
+	});
+}
+
+/**
  * How to ask for several statuses at once is not shown in the contract (comma list? repeated parameter?). One
  * status per request works whatever the answer, so with several statuses the node reads one listing per status
- * and merges them in the chosen sort order, each booking once. With none or one status it is a single listing.
+ * and merges them in the chosen sort order, each booking once. With none or one status it is a single listing,
+ * read a page at a time: there is nothing to merge, so nothing needs to be taken one booking at a time.
  */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	input: Input,
 ): Promise<IDataObject[]> {
-	const listing = (status?: string) =>
-		iterateListItems.call(this, {
-			path: '/bookings',
-			qs: { ...input.filters, sort: input.sort, ...(status === undefined ? {} : { status }) },
-			limit: input.limit,
-			itemIndex,
-			scope: 'bookings:read',
-			timeoutMs: input.timeoutMs,
-		}) as AsyncGenerator<Booking>;
-	const sources = input.statuses.length === 0 ? [listing()] : input.statuses.map(listing);
-	const bookings = await mergeSorted(sources, {
-		compare: comparatorFor(input.sort),
-		keyOf: (booking) => booking.id,
+	const listing = (status?: string): ListAllPagesOptions => ({
+		path: '/bookings',
+		qs: { ...input.filters, sort: input.sort, ...(status === undefined ? {} : { status }) },
 		limit: input.limit,
+		itemIndex,
+		scope: 'bookings:read',
+		timeoutMs: input.timeoutMs,
 	});
+	const bookings =
+		input.statuses.length > 1
+			? await mergeSorted(
+					input.statuses.map(
+						(status) => iterateListItems.call(this, listing(status)) as AsyncGenerator<Booking>,
+					),
+					{
+						compare: comparatorFor(input.sort),
+						keyOf: (booking) => booking.id,
+						limit: input.limit,
+					},
+				)
+			: withoutRepeatedIds(
+					(await listAllPages.call(this, listing(input.statuses[0]))) as Booking[],
+				);
 	return bookings.map((booking) => presentBooking(booking, input.output));
 }
