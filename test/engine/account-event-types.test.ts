@@ -1,7 +1,7 @@
 /**
  * Account → Get, Event Type → Get Many and Get Available Slots as workflows in n8n's engine against the simulator.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { formatInZone } from '../../nodes/BookingService/helpers/time.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
@@ -9,21 +9,10 @@ import {
 	credentialsFor,
 	eventTypeId,
 	requestsTo,
-	startTestSimulator,
+	useTestSimulator,
 } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
 
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startTestSimulator();
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.control.reset();
-});
+const sim = useTestSimulator();
 
 async function run(
 	parameters: Record<string, unknown>,

@@ -2,29 +2,18 @@
  * Booking → Get Many and Get, run as workflows in n8n's engine against the simulator: paging to the end, Limit,
  * every filter, several statuses merged, Simplify and localized names.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import {
 	credentialsFor,
 	eventTypeId,
 	requestsTo,
-	startTestSimulator,
+	useTestSimulator,
 } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
 
 const GENERATED = 1200;
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startTestSimulator({ generatedBookings: GENERATED });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.control.clearRequests();
-});
+const sim = useTestSimulator({ generatedBookings: GENERATED }, { beforeEachTest: 'clearRequests' });
 
 const IN_FLIGHT = ['held', 'awaiting_payment'];
 

@@ -2,7 +2,7 @@
  * Booking → Create and Cancel as workflows in n8n's engine against the simulator: UTC conversion, the
  * Idempotency-Key, idempotent cancel, and the service's refusals.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { formatInZone } from '../../nodes/BookingService/helpers/time.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
@@ -11,21 +11,10 @@ import {
 	eventTypeId,
 	freeSlots,
 	requestsTo,
-	startTestSimulator,
+	useTestSimulator,
 } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
 
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startTestSimulator();
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.control.reset();
-});
+const sim = useTestSimulator();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

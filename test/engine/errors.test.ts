@@ -2,7 +2,7 @@
  * What the user reads when the service says no: every error envelope becomes a NodeApiError whose message says what
  * happened and what to do, with the HTTP status in httpCode — and the API key appears nowhere in the run.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import { n8nLog } from '../harness/n8n-environment.ts';
@@ -13,20 +13,10 @@ import {
 	pathsHolding,
 	requestsTo,
 	startTestSimulator,
+	useTestSimulator,
 } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
 
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startTestSimulator();
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.control.reset();
-});
+const sim = useTestSimulator();
 
 function expectNoSecret(result: WorkflowRunResult, secret: string) {
 	expect(pathsHolding(result.run, secret)).toEqual([]);

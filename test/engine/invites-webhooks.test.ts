@@ -1,7 +1,7 @@
 /**
  * Invite → Create and Webhook Subscription → Create / Delete as workflows in n8n's engine against the simulator.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import {
@@ -10,21 +10,10 @@ import {
 	pathsHolding,
 	requestsTo,
 	SIMULATED_NOW,
-	startTestSimulator,
+	useTestSimulator,
 } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
 
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startTestSimulator({ allowInsecureWebhookTargets: true });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.control.reset();
-});
+const sim = useTestSimulator({ allowInsecureWebhookTargets: true });
 
 async function run(parameters: Record<string, unknown>) {
 	const result = await runWorkflow({

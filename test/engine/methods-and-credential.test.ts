@@ -2,7 +2,7 @@
  * The editor-side pieces through n8n's own contexts: the event type search of the resource locators, the time zone
  * list, and the credential's test request and authentication, resolved by n8n's expression engine.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { BookingServiceApi } from '../../credentials/BookingServiceApi.credentials.ts';
 import { searchEventTypes } from '../../nodes/BookingService/methods/listSearch.ts';
@@ -13,17 +13,9 @@ import {
 	resolveCredentialExpression,
 	TestCredentialsHelper,
 } from '../harness/engine.ts';
-import { credentialsFor, startTestSimulator } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
+import { credentialsFor, useTestSimulator } from '../harness/fixtures.ts';
 
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startTestSimulator();
-});
-afterAll(async () => {
-	await sim.close();
-});
+const sim = useTestSimulator({}, { beforeEachTest: 'nothing' });
 
 describe('Event type search (resource locator "From List")', () => {
 	it('lists the active event types in app order, searchable by name, Japanese name or slug', async () => {

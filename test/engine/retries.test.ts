@@ -3,7 +3,7 @@
  * 5xx and 429 — with n8n's Retry On Fail the result is exactly one booking, because every retry of the item sends
  * the same Idempotency-Key. And the transport's own 429 handling: waits for Retry-After, then gives up clearly.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { MAX_RATE_LIMIT_ATTEMPTS } from '../../nodes/shared/transport.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
@@ -13,20 +13,11 @@ import {
 	freeSlots,
 	requestsTo,
 	startTestSimulator,
+	useTestSimulator,
 } from '../harness/fixtures.ts';
-import type { FaultSpec, Simulator } from '../simulator/index.ts';
+import type { FaultSpec } from '../simulator/index.ts';
 
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startTestSimulator();
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.control.reset();
-});
+const sim = useTestSimulator();
 
 const RETRY_ON_FAIL = { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 };
 const NODE_TIMEOUT_MS = 400;

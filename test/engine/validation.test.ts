@@ -3,7 +3,7 @@
  * request log proves it), with an error naming the parameter and the item. Values come from expressions over the
  * incoming items — the way bad data really arrives; n8n's editor already refuses empty required fields.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import {
@@ -11,21 +11,10 @@ import {
 	eventTypeId,
 	freeSlots,
 	requestsTo,
-	startTestSimulator,
+	useTestSimulator,
 } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
 
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startTestSimulator();
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.control.reset();
-});
+const sim = useTestSimulator();
 
 const FROM_ITEM = '={{ $json.value }}';
 /** The cases are built before the simulator starts, so the event type comes in with the item. */

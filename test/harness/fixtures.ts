@@ -3,6 +3,7 @@
  * dates are the same on every run, the credential data for each kind of key, and small look-ups the tests need.
  */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator, SimulatorOptions } from '../simulator/index.ts';
@@ -12,6 +13,57 @@ export const SIMULATED_NOW = '2026-03-02T00:00:00Z';
 
 export async function startTestSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
 	return await startSimulator({ now: SIMULATED_NOW, rateLimit: false, ...options });
+}
+
+export interface TestSimulatorHooks {
+	/** What every test starts from: a fresh simulation (default), an empty request log, or what the last one left. */
+	beforeEachTest?: 'reset' | 'clearRequests' | 'nothing';
+	/** SIMULATED_NOW (default), or the host's clock (the trigger tests, whose deliveries carry real times). */
+	clock?: 'fixed' | 'real';
+}
+
+/**
+ * One simulator for the calling test file: started in beforeAll, closed in afterAll, and reset (or its request log
+ * cleared) before each test. Returns a handle usable wherever a Simulator is, inside tests and hooks — not at module
+ * level, since the simulator only exists once the file's beforeAll has run.
+ */
+export function useTestSimulator(
+	options: SimulatorOptions = {},
+	{ beforeEachTest = 'reset', clock = 'fixed' }: TestSimulatorHooks = {},
+): Simulator {
+	let started: Simulator | undefined;
+	const current = (): Simulator => {
+		if (started === undefined)
+			throw new Error('the test simulator is not running (use it inside tests and hooks)');
+		return started;
+	};
+	beforeAll(async () => {
+		started =
+			clock === 'fixed'
+				? await startTestSimulator(options)
+				: await startSimulator({ rateLimit: false, ...options });
+	});
+	afterAll(async () => {
+		await started?.close();
+		started = undefined;
+	});
+	if (beforeEachTest === 'reset') beforeEach(() => current().control.reset());
+	if (beforeEachTest === 'clearRequests') beforeEach(() => current().control.clearRequests());
+	return {
+		get baseUrl() {
+			return current().baseUrl;
+		},
+		get controlUrl() {
+			return current().controlUrl;
+		},
+		get apiKeys() {
+			return current().apiKeys;
+		},
+		get control() {
+			return current().control;
+		},
+		close: async () => await current().close(),
+	};
 }
 
 export function credentialsFor(

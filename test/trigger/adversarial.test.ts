@@ -7,11 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceivedRequest, TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
-import { startSimulator } from '../simulator/index.ts';
-import type { Simulator } from '../simulator/index.ts';
+import { useTestSimulator } from '../harness/fixtures.ts';
 import { bookIntroCalls, hmacHex, signFromScratch, syntheticEvent } from './support.ts';
 
-let sim: Simulator;
+/** Registered first, so its afterAll runs last: the trigger is closed before the simulator. */
+const sim = useTestSimulator(
+	{ allowInsecureWebhookTargets: true },
+	{ clock: 'real', beforeEachTest: 'nothing' },
+);
 let trigger: TriggerHarness;
 let secret: string;
 /** The first real delivery, exactly as the simulator sent it. */
@@ -20,7 +23,6 @@ let realBody: string;
 let realBooking: unknown;
 
 beforeAll(async () => {
-	sim = await startSimulator({ allowInsecureWebhookTargets: true, rateLimit: false });
 	trigger = await startTriggerHarness({
 		baseUrl: sim.baseUrl,
 		apiKey: sim.apiKeys.readWrite,
@@ -38,7 +40,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await trigger.close();
-	await sim.close();
 });
 
 const now = () => Math.floor(Date.now() / 1000);

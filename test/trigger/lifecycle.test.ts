@@ -1,26 +1,16 @@
 // The trigger's whole life against the simulator, through n8n-core's hook and webhook contexts
 // (test/harness/trigger.ts): activation, real signed deliveries (duplicated and out of order), deactivation, and every way a subscription can be
 // replaced or already gone. Nothing here waits on time: deliveries are awaited with the simulator's drain.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
-import { startSimulator } from '../simulator/index.ts';
-import type { Simulator } from '../simulator/index.ts';
+import { useTestSimulator } from '../harness/fixtures.ts';
 import { api, bookIntroCalls, laterFreeStart, signFromScratch, syntheticEvent } from './support.ts';
 
-let sim: Simulator;
+const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 let trigger: TriggerHarness;
 
-beforeAll(async () => {
-	sim = await startSimulator({ allowInsecureWebhookTargets: true, rateLimit: false });
-});
-
-afterAll(async () => {
-	await sim.close();
-});
-
 beforeEach(async () => {
-	sim.control.reset();
 	trigger = await startTriggerHarness({
 		baseUrl: sim.baseUrl,
 		apiKey: sim.apiKeys.readWrite,
