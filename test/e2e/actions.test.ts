@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowNode } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { ACTION_NODE, CREDENTIAL_TYPE, n8n } from './n8n.ts';
+import { service } from './service.ts';
 
 const client = n8n();
 let simulator: Simulator;
@@ -44,21 +45,6 @@ async function run(parameters: Record<string, unknown>): Promise<Array<Record<st
 	return await client.runWorkflowViaWebhook([bookingServiceNode('Booking Service', parameters)], {});
 }
 
-/** A call to the simulator's API as any client makes it (not through n8n). */
-async function service<T>(method: string, path: string, body?: unknown): Promise<T> {
-	const response = await fetch(`${simulator.baseUrl}${path}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${simulator.apiKeys.readWrite}`,
-			...(body === undefined ? {} : { 'content-type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-	return JSON.parse(text) as T;
-}
-
 /** Every booking the simulator holds, through its control interface over HTTP. */
 async function heldBookings(): Promise<Booking[]> {
 	const response = await fetch(`${simulator.controlUrl}/bookings`);
@@ -80,6 +66,7 @@ async function freeIntroCallStarts(): Promise<string[]> {
 	const from = utcDay(Date.now() + DAY_MS);
 	const to = utcDay(Date.now() + 14 * DAY_MS);
 	const { slots } = await service<{ slots: string[] }>(
+		simulator,
 		'GET',
 		`/event-types/${introCall().id}/slots?from=${from}&to=${to}&timezone=UTC`,
 	);
@@ -91,7 +78,7 @@ describe('Account', () => {
 	it('Get returns the account the key belongs to', async () => {
 		const output = await run({ resource: 'account', operation: 'get' });
 
-		expect(output).toEqual([await service('GET', '/me')]);
+		expect(output).toEqual([await service(simulator, 'GET', '/me')]);
 	});
 });
 
@@ -125,6 +112,7 @@ describe('Event Type', () => {
 		});
 
 		const offered = await service<{ slots: string[]; calendarBlocked: boolean }>(
+			simulator,
 			'GET',
 			`/event-types/${introCall().id}/slots?from=${from}&to=${to}&timezone=UTC`,
 		);
@@ -224,7 +212,7 @@ describe('Booking', () => {
 
 	it('Cancel cancels it on the simulator; cancelling again returns it unchanged', async () => {
 		const [, start] = await freeIntroCallStarts();
-		const booking = await service<Booking>('POST', '/bookings', {
+		const booking = await service<Booking>(simulator, 'POST', '/bookings', {
 			eventTypeId: introCall().id,
 			start,
 			booker: { name: 'Cancel Me', email: `cancel.${Date.now()}@example.com`, timezone: 'UTC' },

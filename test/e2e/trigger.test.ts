@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Execution, WorkflowInput } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator, type WebhookEvent } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE, n8n, TRIGGER_NODE } from './n8n.ts';
+import { service } from './service.ts';
 
 const client = n8n();
 let simulator: Simulator;
@@ -171,21 +172,6 @@ function triggerItem(execution: Execution): Record<string, any> {
 	return items[0].json;
 }
 
-/** A call to the simulator's API as the service's own app or another client would make it (not through n8n). */
-async function service<T>(method: string, path: string, body?: unknown): Promise<T> {
-	const response = await fetch(`${simulator.baseUrl}${path}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${simulator.apiKeys.readWrite}`,
-			...(body === undefined ? {} : { 'content-type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-	return JSON.parse(text) as T;
-}
-
 const DAY_MS = 86_400_000;
 
 /** Free intro-call starts (UTC) from tomorrow on, that no booking of this file holds yet. */
@@ -193,6 +179,7 @@ async function freeStarts(): Promise<string[]> {
 	const eventTypeId = simulator.control.eventType('intro-call').id;
 	const day = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
 	const { slots } = await service<{ slots: string[] }>(
+		simulator,
 		'GET',
 		`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(20)}&timezone=UTC`,
 	);
@@ -203,7 +190,7 @@ let bookingCount = 0;
 /** Books an intro call through the API (booking.created goes out). */
 async function book(start: string): Promise<Booking> {
 	bookingCount += 1;
-	return await service<Booking>('POST', '/bookings', {
+	return await service<Booking>(simulator, 'POST', '/bookings', {
 		eventTypeId: simulator.control.eventType('intro-call').id,
 		start,
 		booker: { name: `Guest ${bookingCount}`, email: `guest${bookingCount}.${Date.now()}@example.com`, timezone: 'UTC' },

@@ -1,0 +1,18 @@
+// A call to the simulator's API as any client makes it — the service's own app, another integration — not through
+// n8n: the e2e tests use it to set up and to read back the state n8n's runs are compared with.
+import type { Simulator } from '../simulator/index.ts';
+
+/** Sends `body` (if any) as JSON with the read-write key; throws on any non-2xx answer, else returns the JSON. */
+export async function service<T>(simulator: Simulator, method: string, path: string, body?: unknown): Promise<T> {
+	const response = await fetch(`${simulator.baseUrl}${path}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${simulator.apiKeys.readWrite}`,
+			...(body === undefined ? {} : { 'content-type': 'application/json' }),
+		},
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+	return JSON.parse(text) as T;
+}
