@@ -4,9 +4,9 @@
  *
  * Why not test/harness/engine.ts: it loads the TypeScript sources with extensionless imports, which only vitest
  * resolves, and a benchmark should time the compiled code users run. Why not vitest: the bench needs fresh processes,
- * `--expose-gc` and `--cpu-prof` per section, and its own report; plain Node 24 gives all three. So this file repeats
- * the little the harness does (a credentials helper that applies the credential's declarative `authenticate` as
- * n8n does, the additional data the contexts read) — about 100 lines, kept close to the harness's shape.
+ * `--expose-gc` and `--cpu-prof` per section, and its own report; plain Node 24 gives all three. What both need and can
+ * share — applying the credential's declarative `authenticate`, the fixed part of the additional data — lives in
+ * test/harness/engine-common.ts; this file keeps only its own credentials helper and node types.
  *
  * n8n-core and n8n-workflow are required (CommonJS), never imported: n8n-core requires n8n-workflow's CJS build, and
  * an ESM copy beside it would break its `instanceof` checks.
@@ -40,6 +40,7 @@ import type {
 	Workflow as WorkflowType,
 } from 'n8n-workflow';
 
+import { applyDeclarativeAuthenticate, baseAdditionalData } from '../harness/engine-common.ts';
 import { distDir, REPO_ROOT } from './processes.ts';
 
 // n8n-core writes its instance settings under N8N_USER_FOLDER when first required: a throwaway folder, never ~/.n8n.
@@ -174,19 +175,11 @@ class BenchCredentialsHelper extends workflowLib.ICredentialsHelper {
 		if (authenticate === undefined || typeof authenticate === 'function' || workflow === undefined || node === undefined) {
 			throw new UnexpectedError('the bench expects the declarative authenticate of the Booking Service credential');
 		}
-		const authenticated = { ...requestOptions } as IHttpRequestOptions & Record<string, unknown>;
-		for (const [target, entries] of Object.entries(authenticate.properties)) {
-			const resolved: IDataObject = {};
-			for (const [key, value] of Object.entries(entries as IDataObject)) {
-				const resolve = (text: unknown) =>
-					typeof text === 'string' && text.startsWith('=')
-						? workflow.expression.getSimpleParameterValue(node, text, 'internal', { $credentials: credentials })
-						: text;
-				resolved[String(resolve(key))] = resolve(value) as IDataObject[string];
-			}
-			authenticated[target] = { ...(authenticated[target] as IDataObject | undefined), ...resolved };
-		}
-		return authenticated;
+		return applyDeclarativeAuthenticate(authenticate.properties, requestOptions, (text) =>
+			typeof text === 'string' && text.startsWith('=')
+				? workflow.expression.getSimpleParameterValue(node, text, 'internal', { $credentials: credentials })
+				: text,
+		);
 	}
 
 	async preAuthentication(): Promise<undefined> {
@@ -227,34 +220,12 @@ function createAdditionalData(
 	hooks?: N8nCore.ExecutionLifecycleHooks,
 	executionId?: string,
 ): IWorkflowExecuteAdditionalData {
-	return {
+	return baseAdditionalData({
 		credentialsHelper: new BenchCredentialsHelper(credential),
 		hooks,
 		executionId,
-		executeWorkflow: notInBench('executeWorkflow'),
-		startRunnerTask: notInBench('startRunnerTask'),
-		externalSecretsProxy: {
-			hasProvider: () => false,
-			hasSecret: () => false,
-			getSecret: () => undefined,
-			listSecrets: () => [],
-		},
-		getRunExecutionData: notInBench('getRunExecutionData'),
-		getRuntimeCredential: notInBench('getRuntimeCredential'),
-		logAiEvent: () => {},
-		currentNodeExecutionIndex: 0,
-		restApiUrl: `${N8N_ORIGIN}/rest`,
-		instanceBaseUrl: `${N8N_ORIGIN}/`,
-		formBaseUrl: `${N8N_ORIGIN}/form`,
-		formWaitingBaseUrl: `${N8N_ORIGIN}/form-waiting`,
-		formTestBaseUrl: `${N8N_ORIGIN}/form-test`,
-		webhookBaseUrl: `${N8N_ORIGIN}/webhook`,
-		webhookWaitingBaseUrl: `${N8N_ORIGIN}/webhook-waiting`,
-		webhookTestBaseUrl: `${N8N_ORIGIN}/webhook-test`,
-		mcpBaseUrl: `${N8N_ORIGIN}/mcp`,
-		mcpTestBaseUrl: `${N8N_ORIGIN}/mcp-test`,
-		variables: {},
-	} as unknown as IWorkflowExecuteAdditionalData;
+		unavailable: notInBench,
+	});
 }
 
 const nodeTypes = createNodeTypes();

@@ -49,6 +49,7 @@ import {
 
 import { BookingServiceApi } from '../../credentials/BookingServiceApi.credentials';
 import { BookingService } from '../../nodes/BookingService/BookingService.node';
+import { applyDeclarativeAuthenticate, baseAdditionalData } from './engine-common.ts';
 import { START_NODE_TYPE, StartNode } from './start-node';
 
 export { START_NODE_TYPE };
@@ -122,20 +123,9 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		if (typeof authenticate === 'function') {
 			return await authenticate(credentials, requestOptions as IHttpRequestOptions);
 		}
-		const resolve = (value: unknown) =>
-			resolveCredentialExpression(value, credentials, workflow, node);
-		const authenticated = { ...requestOptions } as IHttpRequestOptions & Record<string, unknown>;
-		for (const [target, entries] of Object.entries(authenticate.properties)) {
-			const resolved: IDataObject = {};
-			for (const [key, value] of Object.entries(entries as IDataObject)) {
-				resolved[String(resolve(key))] = resolve(value) as IDataObject[string];
-			}
-			authenticated[target] = {
-				...(authenticated[target] as IDataObject | undefined),
-				...resolved,
-			};
-		}
-		return authenticated;
+		return applyDeclarativeAuthenticate(authenticate.properties, requestOptions, (value) =>
+			resolveCredentialExpression(value, credentials, workflow, node),
+		);
 	}
 
 	async preAuthentication(
@@ -225,36 +215,14 @@ function notInHarness(what: string) {
 export function createAdditionalData(
 	options: AdditionalDataOptions,
 ): IWorkflowExecuteAdditionalData {
-	const webhookBaseUrl = options.webhookBaseUrl ?? 'http://127.0.0.1:5678/webhook';
-	return {
+	return baseAdditionalData({
 		credentialsHelper: options.credentialsHelper ?? new TestCredentialsHelper(options.credentials),
 		hooks: options.hooks,
 		executionId: options.executionId,
-		executeWorkflow: notInHarness('executeWorkflow'),
-		startRunnerTask: notInHarness('startRunnerTask'),
-		// Only read when an expression uses $secrets.
-		externalSecretsProxy: {
-			hasProvider: () => false,
-			hasSecret: () => false,
-			getSecret: () => undefined,
-			listSecrets: () => [],
-		},
-		getRunExecutionData: notInHarness('getRunExecutionData'),
-		getRuntimeCredential: notInHarness('getRuntimeCredential'),
-		logAiEvent: () => {},
-		currentNodeExecutionIndex: 0,
-		restApiUrl: 'http://127.0.0.1:5678/rest',
-		instanceBaseUrl: 'http://127.0.0.1:5678/',
-		formBaseUrl: 'http://127.0.0.1:5678/form',
-		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
-		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
-		webhookBaseUrl,
-		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
-		webhookTestBaseUrl: options.webhookTestBaseUrl ?? 'http://127.0.0.1:5678/webhook-test',
-		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
-		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
-		variables: {},
-	} as unknown as IWorkflowExecuteAdditionalData;
+		unavailable: notInHarness,
+		webhookBaseUrl: options.webhookBaseUrl,
+		webhookTestBaseUrl: options.webhookTestBaseUrl,
+	});
 }
 
 export const CREDENTIAL_REFERENCE = { id: 'test-credential', name: 'Booking Service account' };
