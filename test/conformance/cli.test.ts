@@ -15,9 +15,12 @@ interface Started {
 	exited: Promise<number | null>;
 }
 
-/** Spawns a command and resolves with the first stdout line (bounded wait). */
+/**
+ * Spawns a command in its own process group and resolves with the first stdout line (bounded wait). Its own group,
+ * so `stopGroup` reaches the simulator even behind `npm run`, which does not pass SIGTERM on to its script.
+ */
 async function start(command: string, args: string[]): Promise<Started> {
-	const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 	let stdout = '';
 	const exited = new Promise<number | null>((resolve) =>
 		child.once('exit', (code) => resolve(code)),
@@ -121,9 +124,23 @@ describe('the simulator command', () => {
 
 	it('runs through npm run (silent mode keeps npm’s own banner off stdout)', async () => {
 		const started = await start('npm', ['run', '--silent', 'simulator', '--', '--port', '0']);
-		await expectWorkingKeys(started.line);
-		started.child.kill('SIGTERM');
+		const ready = await expectWorkingKeys(started.line);
+		process.kill(-started.child.pid!, 'SIGTERM');
 		await started.exited;
 		expect(started.stdout()).toBe(`${started.line}\n`);
+		expect(await stoppedListening(ready.baseUrl)).toBe(true);
 	});
 });
+
+/** Whether the server at `baseUrl` stops accepting connections within a bounded wait. */
+async function stoppedListening(baseUrl: string): Promise<boolean> {
+	for (let attempt = 0; attempt < 50; attempt++) {
+		try {
+			await fetch(`${baseUrl}/openapi.json`);
+		} catch {
+			return true;
+		}
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+	return false;
+}
