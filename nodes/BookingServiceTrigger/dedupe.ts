@@ -11,9 +11,12 @@
  *
  * The record is bounded twice: entries older than `maxAgeMs` are dropped, and beyond `maxEntries` the oldest go
  * first. A duplicate changes nothing, and its first-seen time stands, so retries cannot keep an id alive.
- * The functions never mutate their input: callers store the returned record, which is also what makes n8n notice that
- * static data changed and save it; a duplicate returns the input itself, so there is nothing to store.
+ * The functions never mutate their input: callers store the returned record, which is what marks static data as
+ * changed; a duplicate returns the input itself, so there is nothing to store. (n8n 2.41 does not save static data a
+ * production `webhook()` changed, so there the in-memory record below is what drops duplicates; see the node.)
  */
+
+import { setAsNewest } from './setAsNewest';
 
 export type SeenEvent = readonly [eventId: string, firstSeenAtMs: number];
 /** Oldest first. */
@@ -86,9 +89,9 @@ export function checkAndRemember(
 
 /**
  * The same record kept in this process's memory, one per scope (a subscription), with the number of scopes bounded
- * too. It backs up static data where that falls short: in test mode n8n does not keep static data between requests,
- * and two copies of one event arriving at the same moment both read static data before either saves it; this check
- * and update happen in one synchronous step, so the second copy always sees the first.
+ * too. It covers what static data does not: n8n 2.41 does not save static data that a production `webhook()` changed,
+ * nor keep it between test requests, and two copies of one event arriving at the same moment both read static data
+ * before either saves it; this check and update happen in one synchronous step, so the second copy sees the first.
  *
  * Each scope's ids are a Map in arrival order, updated in place: the oldest are at the front, where expiry and
  * eviction take them from, and a check is a lookup.
@@ -106,13 +109,8 @@ export class InMemorySeenEvents {
 	/** Same contract as `checkAndRemember`, returning only whether the id was seen before in `scope`. */
 	checkAndRemember(scope: string, eventId: string, nowMs: number): boolean {
 		const seen = this.#records.get(scope) ?? new Map<string, number>();
-		// Delete and set, so the scope used last is the last to be evicted.
-		this.#records.delete(scope);
-		this.#records.set(scope, seen);
-		for (const oldestScope of this.#records.keys()) {
-			if (this.#records.size <= this.#maxScopes) break;
-			this.#records.delete(oldestScope);
-		}
+		// The scope used last is the last to be evicted.
+		setAsNewest(this.#records, scope, seen, this.#maxScopes);
 
 		const oldestKept = nowMs - this.#limits.maxAgeMs;
 		for (const [id, seenAt] of seen) {
@@ -120,16 +118,9 @@ export class InMemorySeenEvents {
 			seen.delete(id);
 		}
 		const firstSeenAt = seen.get(eventId);
-		if (firstSeenAt !== undefined) {
-			if (firstSeenAt >= oldestKept) return true;
-			// Expired yet still here, behind a fresher id because the clock was set back: it arrives anew, at the end.
-			seen.delete(eventId);
-		}
-		seen.set(eventId, nowMs);
-		for (const oldestId of seen.keys()) {
-			if (seen.size <= this.#limits.maxEntries) break;
-			seen.delete(oldestId);
-		}
+		if (firstSeenAt !== undefined && firstSeenAt >= oldestKept) return true;
+		// New, or expired yet still here behind a fresher id because the clock was set back: it arrives anew, at the end.
+		setAsNewest(seen, eventId, nowMs, this.#limits.maxEntries);
 		return false;
 	}
 }

@@ -12,6 +12,7 @@
  * other than to the caller that asks with the sealed value.
  */
 import type { SecretBinding } from './secretBox';
+import { setAsNewest } from './setAsNewest';
 
 export class UnsealedSecretCache {
 	readonly #secrets = new Map<string, string>();
@@ -24,22 +25,13 @@ export class UnsealedSecretCache {
 	get(binding: SecretBinding, sealedSecret: string): string | undefined {
 		const key = cacheKey(binding, sealedSecret);
 		const secret = this.#secrets.get(key);
-		if (secret !== undefined) {
-			// Delete and set, so the trigger used last is the last to be evicted.
-			this.#secrets.delete(key);
-			this.#secrets.set(key, secret);
-		}
+		// The trigger used last is the last to be evicted.
+		if (secret !== undefined) setAsNewest(this.#secrets, key, secret, this.#maxEntries);
 		return secret;
 	}
 
 	remember(binding: SecretBinding, sealedSecret: string, secret: string): void {
-		const key = cacheKey(binding, sealedSecret);
-		this.#secrets.delete(key);
-		this.#secrets.set(key, secret);
-		for (const oldestKey of this.#secrets.keys()) {
-			if (this.#secrets.size <= this.#maxEntries) break;
-			this.#secrets.delete(oldestKey);
-		}
+		setAsNewest(this.#secrets, cacheKey(binding, sealedSecret), secret, this.#maxEntries);
 	}
 }
 
