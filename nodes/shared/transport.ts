@@ -156,7 +156,7 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
 		qs: request.qs,
-		body: request.body,
+		body: jsonBody(request.body),
 		headers: { Accept: 'application/json', ...request.headers },
 		json: true,
 		timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -199,6 +199,14 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 		}
 		throw serviceError(this, response, request, redact, itemIndex);
 	}
+}
+
+/**
+ * n8n's HTTP helper silently drops an empty object body, and the service refuses a write without one (Cancel with no
+ * message sends `{}`): an empty object is sent as its JSON text, which the helper passes through unchanged.
+ */
+function jsonBody(body: IDataObject | undefined): IDataObject | string | undefined {
+	return body !== undefined && Object.keys(body).length === 0 ? '{}' : body;
 }
 
 /**

@@ -346,8 +346,10 @@ describe('Continue On Fail', () => {
 		expect(output[0]).toMatchObject({ booker: { email: inputs[0].email }, status: 'confirmed' });
 		expect(utcSecond(String(output[0].start))).toBe(first);
 		expect(output[1]).toEqual({
-			error: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
-			description: expect.stringMatching(/nothing was sent/),
+			error: {
+				message: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
+				description: expect.stringMatching(/nothing was sent/),
+			},
 			pairedInputEmail: 'bad-address',
 		});
 		expect(output[2]).toMatchObject({ booker: { email: inputs[2].email }, status: 'confirmed' });

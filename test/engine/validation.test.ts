@@ -348,13 +348,19 @@ describe('several items', () => {
 		]);
 		expect(output[0].json).toMatchObject({ start: first, booker: { email: 'one@example.com' } });
 		expect(output[1].json).toEqual({
-			error: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
-			description: expect.stringMatching(/nothing was sent/),
+			error: {
+				message: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
+				description: expect.stringMatching(/nothing was sent/),
+			},
 		});
 		expect(output[2].json).toMatchObject({ start: second, booker: { email: 'three@example.com' } });
-		expect(output[3].json).toMatchObject({
-			error: expect.stringMatching(/no longer free/),
-			httpCode: '409',
+		expect(output[3].json).toEqual({
+			error: {
+				message: expect.stringMatching(/no longer free/),
+				description: expect.any(String),
+				httpCode: '409',
+				code: 'slot_unavailable',
+			},
 		});
 		expect(requestsTo(sim, '/bookings')).toHaveLength(3);
 	});

@@ -263,6 +263,8 @@ export interface WorkflowRunResult {
 	run: IRun;
 	/** The first output of each node that ran (its last run), by node name. */
 	items: Record<string, INodeExecutionData[]>;
+	/** Every main output of each node that ran (its last run), by node name: [1] is the error output, if any. */
+	outputs: Record<string, INodeExecutionData[][]>;
 	/** The execution's error if the workflow failed; a plain object by now, so assert on name / message / httpCode. */
 	error:
 		| (IDataObject & {
@@ -341,13 +343,16 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	const run = await finished;
 
 	const items: Record<string, INodeExecutionData[]> = {};
+	const outputs: Record<string, INodeExecutionData[][]> = {};
 	for (const [nodeName, taskData] of Object.entries(run.data.resultData.runData)) {
-		const output = taskData.at(-1)?.data?.main?.[0];
-		if (output) items[nodeName] = output;
+		const main = taskData.at(-1)?.data?.main ?? [];
+		outputs[nodeName] = main.map((output) => output ?? []);
+		if (main[0]) items[nodeName] = main[0];
 	}
 	return {
 		run,
 		items,
+		outputs,
 		error: run.data.resultData.error as WorkflowRunResult['error'],
 		executionId,
 	};

@@ -81,7 +81,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	return [outputPerItem.flat()];
 }
 
-/** With Continue On Fail: one error item paired with the input item. Otherwise: the error, tied to the item. */
+/**
+ * With On Error set to continue: one error item paired with the input item; otherwise the error, tied to the item.
+ *
+ * The error item's `json` holds nothing but `error`, an object with everything the user needs to branch on. That is
+ * the one shape every n8n recognises as an error item for "Continue (using error output)": n8n 1.x up to 2.35
+ * accept only `json.error` alone (or beside `message`), 2.36+ also `details`; any other key sends the item down the
+ * success branch. (Setting the item's own `error` property also routes it, but n8n 2.x then replaces `json` with
+ * the bare message and the description and HTTP code are lost.)
+ */
 function failedItem(
 	this: IExecuteFunctions,
 	error: unknown,
@@ -89,10 +97,20 @@ function failedItem(
 ): INodeExecutionData[] {
 	const nodeError = asNodeError.call(this, error, itemIndex);
 	if (!this.continueOnFail()) throw nodeError;
-	const json: IDataObject = { error: nodeError.message };
-	if (nodeError.description) json.description = nodeError.description;
-	if (nodeError instanceof NodeApiError && nodeError.httpCode) json.httpCode = nodeError.httpCode;
-	return [{ json, pairedItem: { item: itemIndex } }];
+	return [{ json: { error: errorSummary(nodeError) }, pairedItem: { item: itemIndex } }];
+}
+
+/** What an error item says: the message and what to do, and for refusals the HTTP status and the service's code. */
+function errorSummary(nodeError: NodeApiError | NodeOperationError): IDataObject {
+	const summary: IDataObject = { message: nodeError.message };
+	if (nodeError.description) summary.description = nodeError.description;
+	if (nodeError instanceof NodeApiError) {
+		summary.httpCode = nodeError.httpCode ?? null;
+		const { serviceErrorCode, serviceErrorDetails } = nodeError.context;
+		if (typeof serviceErrorCode === 'string') summary.code = serviceErrorCode;
+		if (Array.isArray(serviceErrorDetails)) summary.fields = serviceErrorDetails as IDataObject[];
+	}
+	return summary;
 }
 
 function asNodeError(
