@@ -150,6 +150,7 @@ describe('Event Type → Get Available Slots', () => {
 			calendarBlocked: false,
 			slotCount: expected.length,
 			slots: expected,
+			localSlots: expected.map((slot) => formatInZone(Date.parse(slot), 'UTC')),
 		});
 	});
 

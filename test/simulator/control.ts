@@ -401,6 +401,16 @@ export class SimulatorControl {
 		this.#sim.store.calendarReachable = request.reachable;
 	}
 
+	/**
+	 * Makes GET /event-types/{id}/slots read `from`/`to` as days of this zone whatever `timezone` says (null: back
+	 * to the default reading). How the real service reads them is not shown; clients must be right under any reading.
+	 */
+	setSlotDayZone(request: { zone: string | null }): void {
+		if (request.zone !== null && (typeof request.zone !== 'string' || !isTimeZone(request.zone)))
+			throw new ControlError(400, 'validation_failed', 'zone must be an IANA time zone name or null');
+		this.#sim.store.slotDayZone = request.zone;
+	}
+
 	#booking(id: string): BookingRecord {
 		const booking = this.#sim.store.bookings.get(id);
 		if (booking === undefined) throw new ControlError(404, 'not_found', 'Booking not found.');
@@ -485,6 +495,7 @@ const CONTROL_ROUTES: Array<[method: string, path: string, handler: ControlHandl
 		(control, _params, body) => control.setInsecureWebhookTargets(fields(body)),
 	],
 	['POST', '/calendar', (control, _params, body) => control.setCalendar(fields(body))],
+	['POST', '/slot-day-zone', (control, _params, body) => control.setSlotDayZone(fields(body))],
 ];
 
 /**

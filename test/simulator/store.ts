@@ -166,6 +166,8 @@ export class Store {
 	readonly emails: EmailRecord[] = [];
 	readonly busy: BusyInterval[] = [];
 	calendarReachable = true;
+	/** Set by the control interface: the zone whose days slot requests are read in, whatever they ask for. */
+	slotDayZone: string | null = null;
 	#bookingSeq = 0;
 
 	constructor(ids: IdFactory, account: AccountRecord) {

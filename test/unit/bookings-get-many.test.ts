@@ -11,7 +11,7 @@ const input = (overrides: Partial<Input> = {}): Input => ({
 	statuses: [],
 	sort: '-createdAt',
 	limit: undefined,
-	output: { nameLanguage: 'service', simplify: false },
+	output: { nameLanguage: 'service', simplify: false, timeZone: 'UTC' },
 	timeoutMs: undefined,
 	...overrides,
 });

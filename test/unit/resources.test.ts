@@ -48,7 +48,7 @@ describe('localized names', () => {
 	});
 
 	it('localizes the booking event type name and answer labels, leaving the rest alone', () => {
-		const localized = presentBooking(booking, { nameLanguage: 'ja', simplify: false }) as Booking;
+		const localized = presentBooking(booking, { nameLanguage: 'ja', simplify: false, timeZone: 'UTC' }) as Booking;
 
 		expect(localized.eventType.name).toBe('初回相談');
 		expect(localized.answers[0].label).toBe('会社');
@@ -58,30 +58,32 @@ describe('localized names', () => {
 });
 
 describe('simplifyBooking', () => {
-	it('is flat, with local starts in the booker and host zones', () => {
-		const simple = simplifyBooking(booking);
+	it('is flat, about ten fields, with the start in the given zone too', () => {
+		const simple = simplifyBooking(booking, 'Asia/Tokyo');
 
-		expect(simple).toMatchObject({
+		expect(simple).toEqual({
 			id: booking.id,
 			status: 'confirmed',
 			eventTypeName: 'Intro call',
-			bookerName: 'Jane Doe',
-			bookerEmail: 'jane@example.com',
 			start: '2026-03-02T09:00:00Z',
 			end: '2026-03-02T09:30:00Z',
-			bookerLocalStart: '2026-03-02T10:00:00+01:00',
-			hostLocalStart: '2026-03-02T18:00:00+09:00',
-			locationKind: 'google_meet',
-			paymentStatus: null,
+			localStart: '2026-03-02T18:00:00+09:00',
+			localTimeZone: 'Asia/Tokyo',
+			bookerName: 'Jane Doe',
+			bookerEmail: 'jane@example.com',
+			joinUrl: booking.joinUrl,
+			manageUrl: booking.manageUrl,
 		});
-		expect(
-			Object.values(simple).every((value) => value === null || typeof value !== 'object'),
-		).toBe(true);
 	});
 
-	it('leaves a local start out rather than failing on a zone this runtime does not know', () => {
-		expect(
-			simplifyBooking({ ...booking, hostTimezone: 'Nowhere/Special' }).hostLocalStart,
-		).toBeNull();
+	it('the full output keeps every field of the booking and adds local start and end', () => {
+		const full = presentBooking(booking, { nameLanguage: 'service', simplify: false, timeZone: 'Europe/Berlin' });
+
+		expect(full).toEqual({
+			...booking,
+			localStart: '2026-03-02T10:00:00+01:00',
+			localEnd: '2026-03-02T10:30:00+01:00',
+			localTimeZone: 'Europe/Berlin',
+		});
 	});
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import {
+	canonicalTimeZone,
 	formatCalendarDate,
 	formatInZone,
 	formatUtc,
@@ -8,6 +9,7 @@ import {
 	parseDateTime,
 	splitIntoWindows,
 	startOfDay,
+	timeZoneCacheSizes,
 } from '../../nodes/BookingService/helpers/time.ts';
 
 const utc = (text: string) => Date.parse(text);
@@ -108,5 +110,45 @@ describe('splitIntoWindows', () => {
 		expect(splitIntoWindows(5, 5, 31)).toEqual([{ from: 5, to: 5 }]);
 		expect(splitIntoWindows(0, 30, 31)).toEqual([{ from: 0, to: 30 }]);
 		expect(splitIntoWindows(3, 2, 31)).toEqual([]);
+	});
+});
+
+describe('time zone names', () => {
+	it.each([
+		['Europe/Berlin', 'Europe/Berlin'],
+		['europe/berlin', 'Europe/Berlin'],
+		['AMERICA/NEW_YORK', 'America/New_York'],
+		['utc', 'UTC'],
+		['pacific/TONGATAPU', 'Pacific/Tongatapu'],
+	])('%s is spelled %s', (typed, canonical) => {
+		expect(canonicalTimeZone(typed)).toBe(canonical);
+	});
+
+	it.each(['', '+09:00', 'GMT+9', 'Europe/Nowhere', 'Europe//Berlin', ' Europe/Berlin', 'x'.repeat(5000)])(
+		'%j is not an IANA zone name',
+		(typed) => {
+			expect(canonicalTimeZone(typed)).toBeUndefined();
+		},
+	);
+
+	it('a flood of distinct spellings (as a public form could send) keeps both caches bounded', () => {
+		const zones = Intl.supportedValuesOf('timeZone');
+		let spellings = 0;
+		for (let round = 0; spellings < 40_000; round++) {
+			for (const zone of zones) {
+				// A different mix of upper and lower case per round: each one a new spelling of a real zone.
+				const typed = [...zone]
+					.map((char, index) => (((round >> index % 16) & 1) === 1 ? char.toUpperCase() : char.toLowerCase()))
+					.join('');
+				expect(canonicalTimeZone(typed)).toBe(zone);
+				// And nonsense that looks like a name.
+				canonicalTimeZone(`Nowhere/${round}_${spellings}`);
+				spellings += 2;
+			}
+		}
+		const sizes = timeZoneCacheSizes();
+		expect(sizes.spellings).toBeLessThanOrEqual(2_000);
+		// One formatter per real zone at most, never one per spelling.
+		expect(sizes.formatters).toBeLessThanOrEqual(zones.length + 1);
 	});
 });

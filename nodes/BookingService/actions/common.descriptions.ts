@@ -10,6 +10,20 @@ import { DEFAULT_TIMEOUT_MS } from '../../shared/transport';
 const RESOURCE_ID_HINT =
 	'An ID is 24 lowercase hexadecimal characters, e.g. 65f1c0ffee0123456789abcd';
 
+/** By ID accepts exactly the contract's id pattern, so a typo is flagged in the panel before anything runs. */
+const byIdMode = {
+	displayName: 'By ID',
+	name: 'id',
+	type: 'string' as const,
+	placeholder: 'e.g. 65f1c0ffee0123456789abcd',
+	validation: [
+		{
+			type: 'regex' as const,
+			properties: { regex: RESOURCE_ID_PATTERN.source, errorMessage: RESOURCE_ID_HINT },
+		},
+	],
+};
+
 export const eventTypeLocator: INodeProperties = {
 	displayName: 'Event Type',
 	name: 'eventType',
@@ -29,29 +43,29 @@ export const eventTypeLocator: INodeProperties = {
 				searchable: true,
 			},
 		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. 65f1c0ffee0123456789abcd',
-			validation: [
-				{
-					type: 'regex',
-					properties: { regex: RESOURCE_ID_PATTERN.source, errorMessage: RESOURCE_ID_HINT },
-				},
-			],
-		},
+		byIdMode,
 	],
 };
 
-export const bookingIdField: INodeProperties = {
+/** Read with ItemParameters.requiredResourceLocatorId, which also takes a plain ID string from older workflows. */
+export const bookingLocator: INodeProperties = {
 	displayName: 'Booking ID',
 	name: 'bookingId',
-	type: 'string',
-	default: '',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
 	required: true,
-	placeholder: 'e.g. 65f1c0ffee0123456789abcd',
-	description: `The ID of the booking, as returned by Create or Get Many. ${RESOURCE_ID_HINT}.`,
+	description:
+		'The booking: pick one of the most recent from the list (search by booker name, email or event type), or give its ID as returned by Create or Get Many',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a booking…',
+			typeOptions: { searchListMethod: 'searchBookings', searchable: true },
+		},
+		byIdMode,
+	],
 };
 
 export const returnAllField: INodeProperties = {
@@ -78,12 +92,12 @@ export const simplifyField: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to return a flat summary of each booking (ID, status, event type name, booker, UTC start and end, start in the booker's and the host's time zone, links) instead of the full booking",
+		'Whether to return a short summary of each booking (ID, status, event type, start and end in UTC and local time, booker name and email, links) instead of the full booking',
 };
 
 /** An entry for the Options collection; see also nameLanguageOption in nodes/shared/descriptions.ts. */
 export const timeoutOption: INodeProperties = {
-	displayName: 'Timeout',
+	displayName: 'Timeout (Milliseconds)',
 	name: 'timeout',
 	type: 'number',
 	typeOptions: { minValue: 1 },
@@ -97,9 +111,29 @@ export const timeZoneField: INodeProperties = {
 	name: 'timeZone',
 	type: 'options',
 	typeOptions: { loadOptionsMethod: 'getTimeZones' },
-	default: 'UTC',
+	default: '',
 	description:
 		'An IANA time zone such as Europe/Berlin. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+};
+
+/**
+ * The Options entry that overrides the node's one time-zone rule for an operation (see ItemParameters.dateTimeZone).
+ * Its name is fixed: validation.ts reads it as TIME_ZONE_OPTION.
+ */
+export const timeZoneOption: INodeProperties = {
+	...timeZoneField,
+	displayName: 'Time Zone Name or ID',
+	description:
+		'The IANA time zone in which dates and times without an offset are read and local times are shown. Not set: the workflow\'s time zone (Workflow Settings → Timezone). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+};
+
+/** Shown above the fields of every operation that reads dates: which zone a value without an offset means. */
+export const timeZoneNotice: INodeProperties = {
+	displayName:
+		"Dates and times without an offset (such as those the date picker gives) are read in the workflow's time zone, set in Workflow Settings, unless Options → Time Zone names another. The service receives UTC; the output shows UTC and local times.",
+	name: 'timeZoneNotice',
+	type: 'notice',
+	default: '',
 };
 
 /** The "Options" collection every operation has: settings that change how, not what, it asks. */
@@ -108,7 +142,7 @@ export function optionsCollection(options: INodeProperties[]): INodeProperties {
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
-		placeholder: 'Add Option',
+		placeholder: 'Add option',
 		default: {},
 		options,
 	};
@@ -120,7 +154,7 @@ export function additionalFieldsCollection(options: INodeProperties[]): INodePro
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
 		type: 'collection',
-		placeholder: 'Add Field',
+		placeholder: 'Add field',
 		default: {},
 		options,
 	};

@@ -29,5 +29,6 @@ export function readBookingOutput(parameters: ItemParameters): BookingOutput {
 	return {
 		nameLanguage: readNameLanguage(parameters),
 		simplify: parameters.optionalBoolean('simplify', 'Simplify') ?? false,
+		timeZone: parameters.dateTimeZone(),
 	};
 }

@@ -1,6 +1,7 @@
 /**
- * How the action node's booking operations output a booking: names in the chosen language, then, with Simplify, a
- * flat summary instead of the full booking.
+ * How the action node's booking operations output a booking: names in the chosen language, the start and end also
+ * as local times in the zone the operation reads dates in (see ItemParameters.dateTimeZone), then, with Simplify, a
+ * short flat summary instead of the full booking.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -11,50 +12,43 @@ import { formatInZone } from './time';
 export interface BookingOutput {
 	nameLanguage: NameLanguage;
 	simplify: boolean;
+	/** Canonical IANA name: the zone of the local times added to the output. */
+	timeZone: string;
 }
 
-function localStart(start: string, timeZone: string | undefined): string | null {
-	const instant = Date.parse(start);
-	if (Number.isNaN(instant) || !timeZone) return null;
-	try {
-		return formatInZone(instant, timeZone);
-	} catch {
-		return null; // a zone this Node.js build does not know: leave the local time out rather than fail the item
-	}
+/** ISO 8601 with the zone's offset (`2026-03-02T10:00:00+01:00`), so it stays unambiguous; null if unreadable. */
+function localTime(instantText: string | undefined, timeZone: string): string | null {
+	const instant = Date.parse(instantText ?? '');
+	return Number.isNaN(instant) ? null : formatInZone(instant, timeZone);
 }
 
 /**
- * The fields most workflows need, flat, for mapping into emails, sheets and chat messages. Local start times are
- * ISO 8601 with the zone's offset, so they stay unambiguous.
+ * The fields most workflows map into emails, sheets and chat messages — about ten, as n8n's Simplify convention
+ * asks. Everything else (booker phone and zone, location, payment, cancellation, answers…) is in the full output.
  */
-export function simplifyBooking(booking: Booking): IDataObject {
+export function simplifyBooking(booking: Booking, timeZone: string): IDataObject {
 	return {
 		id: booking.id,
 		status: booking.status,
-		eventTypeId: booking.eventType?.id ?? null,
 		eventTypeName: booking.eventType?.name ?? null,
 		start: booking.start,
 		end: booking.end,
+		localStart: localTime(booking.start, timeZone),
+		localTimeZone: timeZone,
 		bookerName: booking.booker?.name ?? null,
 		bookerEmail: booking.booker?.email ?? null,
-		bookerPhone: booking.booker?.phone ?? null,
-		bookerTimezone: booking.booker?.timezone ?? null,
-		bookerLocalStart: localStart(booking.start, booking.booker?.timezone),
-		hostTimezone: booking.hostTimezone ?? null,
-		hostLocalStart: localStart(booking.start, booking.hostTimezone),
-		locationKind: booking.location?.kind ?? null,
 		joinUrl: booking.joinUrl ?? null,
-		notes: booking.bookerNotes ?? null,
-		paymentStatus: booking.payment?.status ?? null,
-		cancelledBy: booking.cancellation?.by ?? null,
-		cancellationReason: booking.cancellation?.reason ?? null,
 		manageUrl: booking.manageUrl ?? null,
-		createdAt: booking.createdAt,
-		updatedAt: booking.updatedAt,
 	};
 }
 
 export function presentBooking(booking: Booking, output: BookingOutput): IDataObject {
 	const localized = localizeBooking(booking, output.nameLanguage);
-	return output.simplify ? simplifyBooking(localized) : localized;
+	if (output.simplify) return simplifyBooking(localized, output.timeZone);
+	return {
+		...localized,
+		localStart: localTime(localized.start, output.timeZone),
+		localEnd: localTime(localized.end, output.timeZone),
+		localTimeZone: output.timeZone,
+	};
 }

@@ -8,35 +8,63 @@ const DAY_MS = 86_400_000;
 const ISO_WITH_OPTIONAL_TIME =
 	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
+/**
+ * Both caches are bounded. Intl accepts a zone name in any letter case ("europe/BERLIN"), so a public form can send
+ * unboundedly many spellings of the ~600 zones: spellings map to the canonical name (a short string each, at most
+ * MAX_SPELLINGS of them), and formatters — large objects — are kept per canonical name only.
+ */
+const MAX_SPELLINGS = 2_000;
+const MAX_FORMATTERS = 1_000;
+const canonicalBySpelling = new Map<string, string | null>();
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-	let formatter = formatters.get(timeZone);
-	if (formatter === undefined) {
-		formatter = new Intl.DateTimeFormat('en-US', {
-			timeZone,
-			hourCycle: 'h23',
-			year: 'numeric',
-			month: '2-digit',
-			day: '2-digit',
-			hour: '2-digit',
-			minute: '2-digit',
-			second: '2-digit',
-		});
-		formatters.set(timeZone, formatter);
-	}
-	return formatter;
+/** Map insertion order is age order: drop the oldest entry once a cache is full. */
+function remember<V>(cache: Map<string, V>, limit: number, key: string, value: V): V {
+	if (cache.size >= limit) cache.delete(cache.keys().next().value as string);
+	cache.set(key, value);
+	return value;
 }
 
-export function isIanaTimeZone(value: string): boolean {
-	// Intl also accepts offsets such as "+09:00"; those are not IANA names and the service refuses them.
-	if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
-	try {
-		formatterFor(value);
-		return true;
-	} catch {
-		return false;
+function newFormatter(timeZone: string): Intl.DateTimeFormat {
+	return new Intl.DateTimeFormat('en-US', {
+		timeZone,
+		hourCycle: 'h23',
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+		hour: '2-digit',
+		minute: '2-digit',
+		second: '2-digit',
+	});
+}
+
+/**
+ * The IANA name as Intl spells it ("europe/berlin" → "Europe/Berlin", "utc" → "UTC"), or undefined when the text is
+ * not a zone name. Offsets such as "+09:00", which Intl also accepts, are not IANA names and the service refuses them.
+ */
+export function canonicalTimeZone(text: string): string | undefined {
+	const known = canonicalBySpelling.get(text);
+	if (known !== undefined) return known ?? undefined;
+	let canonical: string | null = null;
+	if (/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(text)) {
+		try {
+			canonical = newFormatter(text).resolvedOptions().timeZone;
+		} catch {
+			canonical = null;
+		}
 	}
+	return remember(canonicalBySpelling, MAX_SPELLINGS, text, canonical) ?? undefined;
+}
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+	const canonical = canonicalTimeZone(timeZone);
+	if (canonical === undefined) throw new RangeError(`Invalid time zone: ${timeZone}`);
+	return formatters.get(canonical) ?? remember(formatters, MAX_FORMATTERS, canonical, newFormatter(canonical));
+}
+
+/** How many entries the caches hold now; for the test that proves they stay bounded. */
+export function timeZoneCacheSizes(): { spellings: number; formatters: number } {
+	return { spellings: canonicalBySpelling.size, formatters: formatters.size };
 }
 
 interface WallClock {
@@ -83,15 +111,24 @@ function offsetMsAt(instantMs: number, timeZone: string): number {
 	return wallClockAsUtc(wallClockAt(instantMs, timeZone)) - instantMs;
 }
 
+/** Every zone's offset lies within UTC-12 and UTC+14, so a wall-clock time's instant is within these of it. */
+const EARLIEST_OFFSET_MS = -12 * 3_600_000;
+const LATEST_OFFSET_MS = 14 * 3_600_000;
+/** Read the offsets just outside that range, so the one in force before and after any change nearby is seen. */
+const OFFSET_PROBE_MARGIN_MS = 3_600_000;
+
 /**
  * The instant a wall-clock time has in a zone. In a DST gap the time is moved forward by the gap (02:30 in a
  * spring-forward zone becomes 03:30); in an overlap the earlier instant wins — the usual calendar-app choice.
+ *
+ * The instant is wall time minus the offset in force at that instant, and lies between wall − 14 h and wall + 12 h.
+ * The offsets in force at both ends of that span are the only candidates (zones change offset at most once in a
+ * day and a bit); each candidate is kept only if the zone really has that offset at the instant it gives.
  */
 export function instantOfWallClock(wall: WallClock, timeZone: string): number {
 	const wallAsUtc = wallClockAsUtc(wall);
-	// Zones change offset at most once within a day, so the offsets half a day either side are the only candidates.
-	const offsetBefore = offsetMsAt(wallAsUtc - DAY_MS / 2, timeZone);
-	const offsetAfter = offsetMsAt(wallAsUtc + DAY_MS / 2, timeZone);
+	const offsetBefore = offsetMsAt(wallAsUtc - LATEST_OFFSET_MS - OFFSET_PROBE_MARGIN_MS, timeZone);
+	const offsetAfter = offsetMsAt(wallAsUtc - EARLIEST_OFFSET_MS + OFFSET_PROBE_MARGIN_MS, timeZone);
 	const matching = [wallAsUtc - offsetBefore, wallAsUtc - offsetAfter]
 		.filter((instant) => offsetMsAt(instant, timeZone) === wallAsUtc - instant)
 		.sort((a, b) => a - b);
@@ -176,9 +213,15 @@ export type DayNumber = number;
 
 /**
  * Reads a calendar date: `YYYY-MM-DD`, or the date part of an ISO date-time (as written, whatever its offset), or a
- * Luxon DateTime / JS Date (its date in `timeZone`).
+ * Luxon DateTime from an expression such as `{{ $today }}` (the date it shows, in its own zone), or a JS Date (its
+ * date in `timeZone`).
  */
 export function parseCalendarDate(value: unknown, timeZone: string): DayNumber | undefined {
+	const isoDate = (value as { toISODate?: unknown } | null)?.toISODate;
+	if (typeof isoDate === 'function') {
+		const text: unknown = isoDate.call(value);
+		return typeof text === 'string' ? parseCalendarDate(text, timeZone) : undefined;
+	}
 	if (value instanceof Date || (typeof value === 'object' && value !== null)) {
 		const instant = parseDateTime(value, timeZone);
 		if (instant === undefined) return undefined;

@@ -9,7 +9,7 @@ import type { IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workf
 import { NodeOperationError } from 'n8n-workflow';
 
 import { isResourceId } from '../../shared/resourceId';
-import { formatUtc, isIanaTimeZone, parseCalendarDate, parseDateTime } from './time';
+import { canonicalTimeZone, formatUtc, parseCalendarDate, parseDateTime } from './time';
 import type { DayNumber } from './time';
 
 // Deliberately simple, like the service's "email format": one @, no spaces, a dot-separated domain.
@@ -46,9 +46,9 @@ export function resourceIdProblem(text: string): string | undefined {
 }
 
 export function timeZoneProblem(text: string): string | undefined {
-	return isIanaTimeZone(text)
-		? undefined
-		: 'must be an IANA time zone name such as Europe/Berlin or UTC';
+	return canonicalTimeZone(text) === undefined
+		? 'must be an IANA time zone name such as Europe/Berlin or UTC'
+		: undefined;
 }
 
 export function integerProblem(
@@ -61,11 +61,16 @@ export function integerProblem(
 	return undefined;
 }
 
+/** Where every operation that reads or shows dates keeps its Time Zone option. */
+export const TIME_ZONE_OPTION = 'options.timeZone';
+
 /** Reads and checks one item's parameters. Dotted names reach into collections, e.g. `additionalFields.phone`. */
 export class ItemParameters {
 	private readonly context: IExecuteFunctions;
 
 	readonly itemIndex: number;
+
+	private zone: string | undefined;
 
 	constructor(context: IExecuteFunctions, itemIndex: number) {
 		this.context = context;
@@ -138,8 +143,10 @@ export class ItemParameters {
 		return this.required(this.optionalResourceLocatorId(name, label), label);
 	}
 
+	/** An IANA zone name, in the canonical spelling the service expects ("europe/berlin" → "Europe/Berlin"). */
 	optionalTimeZone(name: string, label: string): string | undefined {
-		return this.checked(this.optionalString(name, label), label, timeZoneProblem);
+		const text = this.checked(this.optionalString(name, label), label, timeZoneProblem);
+		return text === undefined ? undefined : canonicalTimeZone(text);
 	}
 
 	requiredTimeZone(name: string, label: string): string {
@@ -197,11 +204,25 @@ export class ItemParameters {
 		return chosen;
 	}
 
-	/** A date-time converted to the service's UTC form (`…Z`); wall-clock values are read in the workflow's zone. */
+	/**
+	 * The one zone in which this item's dates and times without an offset are read, and in which its output shows
+	 * local times: the operation's Time Zone option if set, otherwise the workflow's time zone (Workflow Settings →
+	 * Timezone, which defaults to the instance's). n8n's date picker writes values without an offset, meant in the
+	 * zone the panel's notice names — this one.
+	 */
+	dateTimeZone(): string {
+		this.zone ??=
+			this.optionalTimeZone(TIME_ZONE_OPTION, 'Time Zone') ??
+			canonicalTimeZone(this.context.getTimezone()) ??
+			'UTC';
+		return this.zone;
+	}
+
+	/** A date-time converted to the service's UTC form (`…Z`); values without an offset are read in dateTimeZone(). */
 	optionalUtcDateTime(name: string, label: string): string | undefined {
 		const value = this.raw(name, '');
 		if (value === undefined || value === null || value === '') return undefined;
-		const instant = parseDateTime(value, this.context.getTimezone());
+		const instant = parseDateTime(value, this.dateTimeZone());
 		if (instant === undefined) {
 			throw this.invalid(
 				label,
@@ -216,11 +237,12 @@ export class ItemParameters {
 		return this.required(this.optionalUtcDateTime(name, label), label);
 	}
 
-	requiredCalendarDate(name: string, label: string, timeZone: string): DayNumber {
+	/** A calendar date; a date-time value (an expression such as {{ $today }}) gives its date in dateTimeZone(). */
+	requiredCalendarDate(name: string, label: string): DayNumber {
 		const value = this.raw(name, '');
 		if (value === undefined || value === null || value === '')
 			throw this.invalid(label, 'is required');
-		const day = parseCalendarDate(value, timeZone);
+		const day = parseCalendarDate(value, this.dateTimeZone());
 		if (day === undefined) throw this.invalid(label, 'must be a date such as 2026-03-02', value);
 		return day;
 	}

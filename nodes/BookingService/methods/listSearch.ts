@@ -1,11 +1,13 @@
 import type {
+	IDataObject,
 	ILoadOptionsFunctions,
 	INodeListSearchItems,
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import type { EventType } from '../../shared/booking';
-import { listAllPages } from '../../shared/transport';
+import type { Booking, EventType } from '../../shared/booking';
+import { bookingServiceApiRequest, listAllPages } from '../../shared/transport';
+import { emailProblem } from '../helpers/validation';
 
 /** Accounts have a handful of event types; this bounds the list should one have very many. */
 const MAX_LISTED_EVENT_TYPES = 1000;
@@ -39,4 +41,47 @@ export async function searchEventTypes(
 			url: typeof eventType.bookingUrl === 'string' ? eventType.bookingUrl : undefined,
 		}));
 	return { results };
+}
+
+/** One page of the most recent bookings per list page the user scrolls to; the service's maximum page size. */
+const BOOKINGS_PER_LIST_PAGE = 100;
+
+/**
+ * The most recently made bookings, page by page as the user scrolls (the service's cursor is the list's pagination
+ * token). The service has no text search: an email address is passed to its `email` filter, any other text is
+ * matched here against booker name and email, event type name and ID within each page.
+ */
+export async function searchBookings(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const term = (filter ?? '').trim();
+	const qs: IDataObject = { sort: '-createdAt', limit: BOOKINGS_PER_LIST_PAGE };
+	const isEmail = emailProblem(term) === undefined;
+	if (isEmail) qs.email = term;
+	if (paginationToken) qs.cursor = paginationToken;
+	const page = (await bookingServiceApiRequest.call(this, {
+		method: 'GET',
+		path: '/bookings',
+		qs,
+		scope: 'bookings:read',
+	})) as { items?: unknown; nextCursor?: unknown } | undefined;
+	const bookings = (Array.isArray(page?.items) ? page.items : []) as Booking[];
+	const needle = isEmail ? '' : term.toLowerCase();
+	const results: INodeListSearchItems[] = bookings
+		.filter(
+			(booking) =>
+				needle === '' ||
+				[booking.booker?.name, booking.booker?.email, booking.eventType?.name, booking.id].some(
+					(text) => typeof text === 'string' && text.toLowerCase().includes(needle),
+				),
+		)
+		.map((booking) => ({
+			name: `${booking.booker?.name ?? '?'} · ${booking.eventType?.name ?? '?'} · ${booking.start} (${booking.status})`,
+			value: booking.id,
+			url: typeof booking.manageUrl === 'string' ? booking.manageUrl : undefined,
+		}));
+	const next = typeof page?.nextCursor === 'string' && page.nextCursor !== '' ? page.nextCursor : undefined;
+	return { results, paginationToken: next };
 }

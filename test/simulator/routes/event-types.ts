@@ -66,7 +66,7 @@ export const getSlots: Route = {
 		if (eventType === undefined) throw notFound('Event type');
 		if (!eventType.active)
 			throw new ApiError('event_type_inactive', `Event type ${eventType.id} is not active.`);
-		const zone = slotDatesTimeZone(timeZone, store.account.timezone);
+		const zone = store.slotDayZone ?? slotDatesTimeZone(timeZone, store.account.timezone);
 		// Both dates are present and valid: any problem with them was thrown above.
 		const starts = availableStarts(store, {
 			eventType,

@@ -8,17 +8,18 @@ import { presentBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
 import { ItemParameters } from '../../helpers/validation';
 import {
-	bookingIdField,
+	bookingLocator,
 	optionsCollection,
 	simplifyField,
 	timeoutOption,
+	timeZoneOption,
 } from '../common.descriptions';
 import { readBookingOutput, readTimeoutMs } from '../sharedOptions';
 
 const MAX_MESSAGE_LENGTH = 1000;
 
 const properties: INodeProperties[] = [
-	bookingIdField,
+	bookingLocator,
 	{
 		displayName: 'Message',
 		name: 'message',
@@ -29,7 +30,7 @@ const properties: INodeProperties[] = [
 		description: `Optional note for the customer, included in the cancellation email. At most ${MAX_MESSAGE_LENGTH} characters.`,
 	},
 	simplifyField,
-	optionsCollection([nameLanguageOption, timeoutOption]),
+	optionsCollection([nameLanguageOption, timeZoneOption, timeoutOption]),
 ];
 
 export const description = updateDisplayOptions(
@@ -47,7 +48,7 @@ interface Input {
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const parameters = new ItemParameters(this, itemIndex);
 	return {
-		bookingId: parameters.requiredResourceId('bookingId', 'Booking ID'),
+		bookingId: parameters.requiredResourceLocatorId('bookingId', 'Booking ID'),
 		message: parameters.optionalString('message', 'Message', { max: MAX_MESSAGE_LENGTH }),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),

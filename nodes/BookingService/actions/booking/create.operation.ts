@@ -16,12 +16,15 @@ import {
 	simplifyField,
 	timeoutOption,
 	timeZoneField,
+	timeZoneNotice,
+	timeZoneOption,
 } from '../common.descriptions';
 import { readBookingOutput, readTimeoutMs } from '../sharedOptions';
 
 const LOCALES = ['en', 'ja'] as const;
 
 const properties: INodeProperties[] = [
+	timeZoneNotice,
 	{
 		...eventTypeLocator,
 		description:
@@ -35,7 +38,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		hint: 'Use a slot from Event Type → Get Available Slots, e.g. {{ $json.slots[0] }}',
 		description:
-			"When the booking starts. Sent to the service in UTC. A value without Z or an offset is read in the workflow's time zone; use a slot from Get Available Slots to be sure the time is free.",
+			"When the booking starts. A value without Z or an offset (as the date picker gives) is read in the workflow's time zone, or in Options → Time Zone; the service receives UTC. Use a slot from Get Available Slots to be sure the time is free.",
 	},
 	{
 		displayName: 'Booker Name',
@@ -61,7 +64,7 @@ const properties: INodeProperties[] = [
 		name: 'bookerTimeZone',
 		required: true,
 		description:
-			'The customer\'s IANA time zone, used for the times in their emails. Choose from the list, or specify a name such as Europe/Berlin using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			'The customer\'s IANA time zone, used for the times in their emails. It does not change how Start is read. Choose from the list, or specify a name such as Europe/Berlin using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
 	simplifyField,
 	additionalFieldsCollection([
@@ -112,6 +115,7 @@ const properties: INodeProperties[] = [
 				'Sending the same key again returns the first booking instead of making another. Without it the node derives a key per item and execution, so Retry On Fail never books twice. Set your own (e.g. an order number) to also protect re-runs of the workflow; a value that is not a UUID is turned into one.',
 		},
 		nameLanguageOption,
+		timeZoneOption,
 		timeoutOption,
 	]),
 ];

@@ -8,17 +8,18 @@ import { presentBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
 import { ItemParameters } from '../../helpers/validation';
 import {
-	bookingIdField,
+	bookingLocator,
 	optionsCollection,
 	simplifyField,
 	timeoutOption,
+	timeZoneOption,
 } from '../common.descriptions';
 import { readBookingOutput, readTimeoutMs } from '../sharedOptions';
 
 const properties: INodeProperties[] = [
-	bookingIdField,
+	bookingLocator,
 	simplifyField,
-	optionsCollection([nameLanguageOption, timeoutOption]),
+	optionsCollection([nameLanguageOption, timeZoneOption, timeoutOption]),
 ];
 
 export const description = updateDisplayOptions(
@@ -35,7 +36,7 @@ interface Input {
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const parameters = new ItemParameters(this, itemIndex);
 	return {
-		bookingId: parameters.requiredResourceId('bookingId', 'Booking ID'),
+		bookingId: parameters.requiredResourceLocatorId('bookingId', 'Booking ID'),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),
 	};

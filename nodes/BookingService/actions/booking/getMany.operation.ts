@@ -16,6 +16,8 @@ import {
 	returnAllField,
 	simplifyField,
 	timeoutOption,
+	timeZoneNotice,
+	timeZoneOption,
 } from '../common.descriptions';
 import { readBookingOutput, readLimit, readTimeoutMs } from '../sharedOptions';
 
@@ -39,17 +41,18 @@ const dateTimeFilter = (
 	name,
 	type: 'dateTime',
 	default: '',
-	description: `${description} A value without Z or an offset is read in the workflow's time zone`,
+	description: `${description} A value without Z or an offset is read in the workflow's time zone, or in Options → Time Zone`,
 });
 
 const properties: INodeProperties[] = [
+	timeZoneNotice,
 	returnAllField,
 	limitField,
 	{
 		displayName: 'Filters',
 		name: 'filters',
 		type: 'collection',
-		placeholder: 'Add Filter',
+		placeholder: 'Add filter',
 		default: {},
 		options: [
 			{
@@ -91,22 +94,29 @@ const properties: INodeProperties[] = [
 		],
 	},
 	simplifyField,
-	optionsCollection([
-		nameLanguageOption,
-		{
-			displayName: 'Sort',
-			name: 'sort',
-			type: 'options',
-			default: '-createdAt',
-			options: [
-				{ name: 'Newest First', value: '-createdAt' },
-				{ name: 'Recently Updated First', value: '-updatedAt' },
-				{ name: 'Start Time, Earliest First', value: 'start' },
-				{ name: 'Start Time, Latest First', value: '-start' },
-			],
-		},
-		timeoutOption,
-	]),
+	optionsCollection([nameLanguageOption, timeZoneOption, timeoutOption]),
+	{
+		displayName: 'Sort',
+		name: 'sort',
+		type: 'collection',
+		placeholder: 'Add sort order',
+		default: {},
+		options: [
+			{
+				displayName: 'Order',
+				name: 'order',
+				type: 'options',
+				default: '-createdAt',
+				description: 'The order the service returns bookings in; without it, newest first',
+				options: [
+					{ name: 'Newest First', value: '-createdAt' },
+					{ name: 'Recently Updated First', value: '-updatedAt' },
+					{ name: 'Start Time, Earliest First', value: 'start' },
+					{ name: 'Start Time, Latest First', value: '-start' },
+				],
+			},
+		],
+	},
 ];
 
 export const description = updateDisplayOptions(
@@ -146,7 +156,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	return {
 		filters,
 		statuses: parameters.listOf('filters.status', 'Status', STATUSES),
-		sort: parameters.oneOf('options.sort', 'Sort', SORTS, '-createdAt'),
+		sort: parameters.oneOf('sort.order', 'Sort', SORTS, '-createdAt'),
 		limit: readLimit(parameters),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),

@@ -15,7 +15,8 @@ import {
 	eventTypeLocator,
 	optionsCollection,
 	timeoutOption,
-	timeZoneField,
+	timeZoneNotice,
+	timeZoneOption,
 } from '../common.descriptions';
 import { readTimeoutMs } from '../sharedOptions';
 
@@ -25,26 +26,45 @@ const MAX_DAYS_PER_REQUEST = 31;
 const MAX_RANGE_DAYS = 1096;
 
 const properties: INodeProperties[] = [
+	timeZoneNotice,
 	eventTypeLocator,
 	{
 		displayName: 'From',
 		name: 'from',
 		type: 'string',
-		default: '',
+		default: "={{ $today.toFormat('yyyy-MM-dd') }}",
 		required: true,
 		placeholder: 'e.g. 2026-03-02',
 		description:
-			'First day to look at (YYYY-MM-DD), included. Days are read in the Time Zone option (UTC if not set).',
+			"First day to look at (YYYY-MM-DD), included. Days run from midnight to midnight in the workflow's time zone, or in Options → Time Zone.",
 	},
 	{
 		displayName: 'To',
 		name: 'to',
 		type: 'string',
-		default: '',
+		default: "={{ $today.plus({ days: 6 }).toFormat('yyyy-MM-dd') }}",
 		required: true,
 		placeholder: 'e.g. 2026-03-31',
 		description:
 			'Last day to look at (YYYY-MM-DD), included. Any range up to three years works: the node asks the service in 31-day steps and merges the answers.',
+	},
+	{
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		default: 'oneItem',
+		options: [
+			{
+				name: 'One Item With All Slots',
+				value: 'oneItem',
+				description: 'The slots as a list in one item per input item',
+			},
+			{
+				name: 'One Item per Slot',
+				value: 'itemPerSlot',
+				description: 'Each free start time as its own item, e.g. to offer them in a form or a message',
+			},
+		],
 	},
 	optionsCollection([
 		{
@@ -55,13 +75,7 @@ const properties: INodeProperties[] = [
 			description:
 				"Whether to fail instead of returning slots when the host's connected calendar could not be reached. Then the slots may include times that are actually busy, so turn this on for unattended booking.",
 		},
-		{
-			...timeZoneField,
-			displayName: 'Time Zone',
-			default: '',
-			description:
-				'IANA time zone in which From and To are read and in which local slot times are returned (as localSlots). Without it, days are UTC days and only UTC times are returned.',
-		},
+		timeZoneOption,
 		timeoutOption,
 	]),
 ];
@@ -75,17 +89,16 @@ interface Input {
 	eventTypeId: string;
 	from: DayNumber;
 	to: DayNumber;
-	timeZone: string | undefined;
+	timeZone: string;
+	itemPerSlot: boolean;
 	failWhenCalendarBlocked: boolean;
 	timeoutMs: number | undefined;
 }
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const parameters = new ItemParameters(this, itemIndex);
-	const timeZone = parameters.optionalTimeZone('options.timeZone', 'Time Zone');
-	const dayZone = timeZone ?? 'UTC';
-	const from = parameters.requiredCalendarDate('from', 'From', dayZone);
-	const to = parameters.requiredCalendarDate('to', 'To', dayZone);
+	const from = parameters.requiredCalendarDate('from', 'From');
+	const to = parameters.requiredCalendarDate('to', 'To');
 	if (to < from)
 		throw parameters.invalid('To', `must not be before From (${formatCalendarDate(from)})`);
 	if (to - from + 1 > MAX_RANGE_DAYS) {
@@ -98,7 +111,9 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 		eventTypeId: parameters.requiredResourceLocatorId('eventType', 'Event Type'),
 		from,
 		to,
-		timeZone,
+		timeZone: parameters.dateTimeZone(),
+		itemPerSlot:
+			parameters.oneOf('output', 'Output', ['oneItem', 'itemPerSlot'], 'oneItem') === 'itemPerSlot',
 		failWhenCalendarBlocked:
 			parameters.optionalBoolean(
 				'options.failWhenCalendarBlocked',
@@ -114,28 +129,36 @@ interface SlotsAnswer {
 }
 
 /**
- * How the service reads `from`/`to` (in which zone a day starts) is not shown in the contract, and neither is the
- * effect of `timezone`. So the node asks for one extra day on each side — covering any zone's offset — and keeps
- * exactly the slots that start within the requested days in the requested zone. The result is the same whatever
- * the service's reading; windows are merged in order and a slot seen twice is kept once.
+ * How the service reads `from`/`to` (in which zone its days start) is not shown in the contract, and neither is the
+ * effect of `timezone`. Zones are at most 26 hours apart (UTC-12 to UTC+14), so the service's day for a date can
+ * start up to 26 hours before or after ours: the node asks for two extra days on each side and keeps exactly the
+ * slots that start within the requested days in the requested zone. The result is the same whatever the service's
+ * reading; windows are merged in order and a slot seen twice is kept once.
  */
+export const PADDING_DAYS = 2;
+
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	input: Input,
-): Promise<IDataObject> {
-	const zone = input.timeZone ?? 'UTC';
+): Promise<IDataObject | IDataObject[]> {
+	const zone = input.timeZone;
 	const rangeStart = startOfDay(input.from, zone);
 	const rangeEnd = startOfDay(input.to + 1, zone);
 	const slotInstants = new Set<number>();
 	let calendarBlocked = false;
 
-	for (const window of splitIntoWindows(input.from - 1, input.to + 1, MAX_DAYS_PER_REQUEST)) {
+	const windows = splitIntoWindows(
+		input.from - PADDING_DAYS,
+		input.to + PADDING_DAYS,
+		MAX_DAYS_PER_REQUEST,
+	);
+	for (const window of windows) {
 		const qs: IDataObject = {
 			from: formatCalendarDate(window.from),
 			to: formatCalendarDate(window.to),
+			timezone: zone,
 		};
-		if (input.timeZone) qs.timezone = input.timeZone;
 		const answer = (await bookingServiceApiRequest.call(
 			this,
 			{
@@ -177,7 +200,16 @@ export async function execute(
 	}
 
 	const instants = [...slotInstants].sort((a, b) => a - b);
-	const result: IDataObject = {
+	if (input.itemPerSlot) {
+		return instants.map((instant) => ({
+			eventTypeId: input.eventTypeId,
+			slot: formatUtc(instant),
+			localSlot: formatInZone(instant, zone),
+			timeZone: zone,
+			calendarBlocked,
+		}));
+	}
+	return {
 		eventTypeId: input.eventTypeId,
 		from: formatCalendarDate(input.from),
 		to: formatCalendarDate(input.to),
@@ -185,9 +217,6 @@ export async function execute(
 		calendarBlocked,
 		slotCount: instants.length,
 		slots: instants.map(formatUtc),
+		localSlots: instants.map((instant) => formatInZone(instant, zone)),
 	};
-	if (input.timeZone) {
-		result.localSlots = instants.map((instant) => formatInZone(instant, zone));
-	}
-	return result;
 }
