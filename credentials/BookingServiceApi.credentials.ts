@@ -6,6 +6,28 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+/**
+ * The Base URL as the credential test uses it: the same rules as the nodes' `normaliseBaseUrl` (nodes/shared/
+ * baseUrl.ts), written as an n8n expression because a credential test is declarative. A Base URL the nodes would
+ * refuse fails the test with the nodes' sentence, instead of passing here and failing in every node later.
+ * test/unit/credential-base-url.test.ts evaluates it with n8n's expression engine against the nodes' rules.
+ */
+const BASE_URL_CHECKED_FOR_TEST = `={{ (() => {
+	const raw = String($credentials.baseUrl ?? '').trim();
+	const where = 'The Base URL in the Booking Service API credential';
+	if (raw === '') throw new Error(where + ' is empty');
+	const parts = /^([a-z][a-z0-9+.-]*):\\/\\/([^/?#]*)([^?#]*)([?#].*)?$/i.exec(raw);
+	if (!parts || parts[2] === '') throw new Error(where + ' is not a valid URL; use the service\\'s base URL including /v1, e.g. https://api.example.com/v1');
+	const scheme = parts[1].toLowerCase();
+	if (scheme !== 'https' && scheme !== 'http') throw new Error(where + ' must start with https://');
+	if (parts[2].includes('@')) throw new Error(where + ' must not contain a user name or password; put the key in the API Key field');
+	if (parts[4] !== undefined) throw new Error(where + ' must not contain a query (?…) or fragment (#…)');
+	const host = parts[2].replace(/:\\d*$/, '').toLowerCase();
+	const loopback = host === 'localhost' || host === '[::1]' || /^127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}$/.test(host);
+	if (scheme === 'http' && !loopback) throw new Error(where + ' must start with https://; http:// is only for a local simulator on localhost, 127.0.0.1 or [::1], so the API key never travels unencrypted');
+	return raw.replace(/\\/+$/, '');
+})() }}`;
+
 export class BookingServiceApi implements ICredentialType {
 	name = 'bookingServiceApi';
 
@@ -37,7 +59,7 @@ export class BookingServiceApi implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. https://api.example.com/v1',
 			description:
-				"The service's base URL including the version prefix /v1, as given in its API documentation. A trailing slash is fine.",
+				"The service's base URL including the version prefix /v1, as given in its API documentation. It must use https:// — http:// is accepted only for a local simulator (localhost, 127.0.0.1, [::1]). A trailing slash is fine.",
 		},
 	];
 
@@ -54,7 +76,7 @@ export class BookingServiceApi implements ICredentialType {
 	// GET /me works for every valid key whatever its scopes, so it tests the key and the base URL and nothing else.
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
+			baseURL: BASE_URL_CHECKED_FOR_TEST,
 			url: '/me',
 			method: 'GET',
 		},

@@ -13,8 +13,8 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { ALL_EVENTS } from '../shared/booking';
 import { isResourceId } from '../shared/resourceId';
-import { serviceErrorDetailsOf } from '../shared/transport';
-import type { ServiceErrorDetail } from '../shared/transport';
+import { serviceErrorDetailsOf } from '../shared/serviceErrors';
+import type { ServiceErrorDetail } from '../shared/serviceErrors';
 
 /** The contract's limits for POST /webhooks. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;

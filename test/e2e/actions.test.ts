@@ -2,7 +2,8 @@
 // simulator: each output is compared with what the simulator holds afterwards. The parameters are those of the
 // engine tests (test/engine/); here they travel through n8n's own parameter handling, credential store and HTTP.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { WorkflowNode } from '../n8n/client.ts';
+import { formatInZone } from '../../nodes/BookingService/helpers/time.ts';
+import type { Execution, WorkflowNode } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { ACTION_NODE, CREDENTIAL_TYPE, n8n } from './n8n.ts';
 import { service } from './service.ts';
@@ -57,6 +58,18 @@ function requestsTo(method: string, route: string) {
 }
 
 const DAY_MS = 86_400_000;
+/** n8n's default time zone, which workflows without their own setting use (the suite sets no GENERIC_TIMEZONE). */
+const N8N_DEFAULT_ZONE = 'America/New_York';
+
+/** A booking as the action node outputs it: the service's booking plus its start and end in the workflow's zone. */
+function asOutput(booking: Booking, zone = N8N_DEFAULT_ZONE) {
+	return {
+		...booking,
+		localStart: formatInZone(Date.parse(booking.start), zone),
+		localEnd: formatInZone(Date.parse(booking.end), zone),
+		localTimeZone: zone,
+	};
+}
 const utcDay = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10);
 const utcSecond = (iso: string) => new Date(iso).toISOString().replace('.000Z', 'Z');
 const introCall = () => simulator.control.eventType('intro-call');
@@ -111,10 +124,11 @@ describe('Event Type', () => {
 			to,
 		});
 
+		// Days of the workflow's time zone (n8n's default here): the service is asked for exactly those days.
 		const offered = await service<{ slots: string[]; calendarBlocked: boolean }>(
 			simulator,
 			'GET',
-			`/event-types/${introCall().id}/slots?from=${from}&to=${to}&timezone=UTC`,
+			`/event-types/${introCall().id}/slots?from=${from}&to=${to}&timezone=${N8N_DEFAULT_ZONE}`,
 		);
 		expect(offered.slots.length).toBeGreaterThan(0);
 		expect(output).toEqual([
@@ -122,10 +136,11 @@ describe('Event Type', () => {
 				eventTypeId: introCall().id,
 				from,
 				to,
-				timeZone: 'UTC',
+				timeZone: N8N_DEFAULT_ZONE,
 				calendarBlocked: offered.calendarBlocked,
 				slotCount: offered.slots.length,
 				slots: offered.slots.map(utcSecond),
+				localSlots: offered.slots.map((slot) => formatInZone(Date.parse(slot), N8N_DEFAULT_ZONE)),
 			},
 		]);
 	});
@@ -179,7 +194,7 @@ describe('Booking', () => {
 		const stored = (await heldBookings()).find((booking) => booking.status === 'confirmed')!;
 		const output = await run({ resource: 'booking', operation: 'get', bookingId: stored.id });
 
-		expect(output).toEqual([stored]);
+		expect(output).toEqual([asOutput(stored)]);
 	});
 
 	it('Create books the slot: the simulator then holds exactly one new booking for that booker', async () => {
@@ -200,7 +215,7 @@ describe('Booking', () => {
 		expect(after).toHaveLength(before + 1);
 		const ofBooker = after.filter((booking) => booking.booker.email === email);
 		expect(ofBooker).toHaveLength(1);
-		expect(output).toEqual(ofBooker);
+		expect(output).toEqual(ofBooker.map((booking) => asOutput(booking)));
 		expect(ofBooker[0]).toMatchObject({
 			status: 'confirmed',
 			eventType: { id: introCall().id },
@@ -226,7 +241,7 @@ describe('Booking', () => {
 			status: 'cancelled',
 			cancellation: { by: 'host', reason: 'Sorry, something came up.' },
 		});
-		expect(first).toEqual([stored]);
+		expect(first).toEqual([asOutput(stored!)]);
 
 		const again = await cancel();
 		expect(again).toEqual(first);
@@ -364,5 +379,127 @@ describe('Continue On Fail', () => {
 				input.email === 'bad-address' ? [] : [output[inputs.indexOf(input)].id],
 			);
 		}
+	});
+});
+
+describe('On Error: Continue (using error output), both branches wired', () => {
+	it('failed items leave on the error output only, each with its input; the good ones on the success branch', async () => {
+		const [first, second] = await freeIntroCallStarts();
+		const stamp = Date.now();
+		const inputs = [
+			{ start: first, email: `ok.${stamp}@example.com` },
+			{ start: second, email: 'not-an-address' }, // refused before sending
+			{ start: first, email: `late.${stamp}@example.com` }, // 409: item 0 took the slot
+		];
+		const marker = (name: string, branch: string): WorkflowNode => ({
+			name,
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			parameters: {
+				mode: 'manual',
+				includeOtherFields: true,
+				assignments: { assignments: [{ id: branch, name: 'branch', value: branch, type: 'string' }] },
+				options: {},
+			},
+		});
+		let execution: Execution | undefined;
+		await client.runWorkflowViaWebhook(
+			[
+				{
+					name: 'Items',
+					type: 'n8n-nodes-base.splitOut',
+					typeVersion: 1,
+					parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
+				},
+				bookingServiceNode(
+					'Book',
+					{
+						resource: 'booking',
+						operation: 'create',
+						eventType: { __rl: true, mode: 'id', value: introCall().id },
+						start: '={{ $json.start }}',
+						bookerName: 'Jane Doe',
+						bookerEmail: '={{ $json.email }}',
+						bookerTimeZone: 'Europe/Berlin',
+					},
+					{ onError: 'continueErrorOutput' },
+				),
+				marker('Succeeded', 'success'),
+				marker('Failed', 'error'),
+			],
+			{
+				Items: { main: [[{ node: 'Book', type: 'main', index: 0 }]] },
+				Book: {
+					main: [
+						[{ node: 'Succeeded', type: 'main', index: 0 }],
+						[{ node: 'Failed', type: 'main', index: 0 }],
+					],
+				},
+			},
+			{ items: inputs },
+			{ onExecution: (finished) => (execution = finished) },
+		);
+
+		const runData = execution!.data!.resultData.runData;
+		const outputOf = (node: string, index = 0) =>
+			(runData[node]?.[0]?.data?.main[index] ?? []).map((item) => item.json as Record<string, any>);
+		expect(outputOf('Book', 0)).toHaveLength(1);
+		expect(outputOf('Succeeded')).toEqual([
+			expect.objectContaining({ branch: 'success', booker: expect.objectContaining({ email: inputs[0].email }) }),
+		]);
+		const failed = outputOf('Failed');
+		expect(failed).toEqual([
+			{
+				...inputs[1],
+				branch: 'error',
+				error: {
+					message: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
+					description: expect.stringMatching(/nothing was sent/),
+				},
+			},
+			{
+				...inputs[2],
+				branch: 'error',
+				error: {
+					message: expect.stringMatching(/no longer free/),
+					description: expect.any(String),
+					httpCode: '409',
+					code: 'slot_unavailable',
+				},
+			},
+		]);
+		expect(requestsTo('POST', '/bookings').map((request) => request.status)).toEqual([201, 409]);
+	});
+});
+
+describe('A workflow whose time zone is not UTC', () => {
+	it('a start picked without Z is booked at that wall-clock time in the workflow zone', async () => {
+		const [, , start] = await freeIntroCallStarts();
+		const zone = 'Asia/Tokyo';
+		const picked = formatInZone(Date.parse(start), zone).slice(0, 19); // what the date picker stores: no offset
+		const email = `tokyo.${Date.now()}@example.com`;
+		const output = await client.runWorkflowViaWebhook(
+			[
+				bookingServiceNode('Book', {
+					resource: 'booking',
+					operation: 'create',
+					eventType: { __rl: true, mode: 'id', value: introCall().id },
+					start: picked,
+					bookerName: 'Jane Doe',
+					bookerEmail: email,
+					bookerTimeZone: 'asia/tokyo', // typed in odd case: the service receives the canonical name
+				}),
+			],
+			{},
+			{},
+			{ settings: { timezone: zone } },
+		);
+
+		const held = (await heldBookings()).filter((booking) => booking.booker.email === email);
+		expect(held).toHaveLength(1);
+		expect(utcSecond(held[0].start)).toBe(start);
+		expect(held[0].booker.timezone).toBe('Asia/Tokyo');
+		expect(output).toEqual([asOutput(held[0], zone)]);
+		expect(String(output[0].localStart).slice(0, 19)).toBe(picked);
 	});
 });

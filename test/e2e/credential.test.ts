@@ -3,6 +3,7 @@
 // `authenticate` in their own harness, so this file is the only proof that n8n does it as declared.
 // No assertion here may print an API key: keys are only ever compared as booleans.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { normaliseBaseUrl } from '../../nodes/shared/baseUrl.ts';
 import { startSimulator, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
 
@@ -94,6 +95,23 @@ describe('credential test in n8n', () => {
 		expect(result.message).toMatch(NOTHING_AT_BASE_URL);
 		expect(result.message.includes(simulator.apiKeys.readWrite)).toBe(false);
 		// The request went to /me outside the API, which the simulator's /v1 log does not record.
+		expect(requestLog()).toEqual([]);
+	});
+
+	it.each([
+		['plain http to a host other than this machine', (base: string) => base.replace('127.0.0.1', 'localhost.example.com'), /must start with https:\/\/; http:\/\/ is only for a local simulator/],
+		['a user name and password in the URL', (base: string) => base.replace('http://', 'http://user:secret@'), /must not contain a user name or password/],
+	])('refuses %s, as every node would, and sends nothing', async (_case, edit, sentence) => {
+		const baseUrl = edit(simulator.baseUrl);
+		const result = await saveAndTest(`Booking Service (${_case})`, {
+			apiKey: simulator.apiKeys.readWrite,
+			baseUrl,
+		});
+
+		// n8n 2.41's credential test shows only the HTTP client's code for a base URL it could not use; the README
+		// says what it means. The nodes say it in a sentence (test/unit/credential-base-url.test.ts).
+		expect(result).toEqual({ status: 'Error', message: 'ERR_INVALID_URL' });
+		expect(normaliseBaseUrl(baseUrl)).toEqual({ problem: expect.stringMatching(sentence) });
 		expect(requestLog()).toEqual([]);
 	});
 });

@@ -2,6 +2,7 @@
 // up. The Slack and Google Sheets nodes have no account here: they are disabled, or their workflow is run only up
 // to them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatInZone } from '../../nodes/BookingService/helpers/time.ts';
 import type { WorkflowInput } from '../n8n/client.ts';
 import { firstEventType, prepareExample, readExamples, type ExampleContext } from '../n8n/examples.ts';
 import { startSimulator, type Simulator } from '../simulator/index.ts';
@@ -54,19 +55,20 @@ async function withPublished(workflows: WorkflowInput[], body: (ids: string[]) =
 }
 
 /** A date (YYYY-MM-DD, UTC) on which the event type has a free slot, within the next two weeks. */
-async function dayWithFreeSlot(): Promise<string> {
-	const today = new Date();
-	const inTwoWeeks = new Date(today.getTime() + 14 * 86_400_000);
-	const day = (date: Date) => date.toISOString().slice(0, 10);
+/** A later day (in `timeZone`) with a free slot, as the customer would pick it in the form: YYYY-MM-DD. */
+async function dayWithFreeSlot(timeZone: string): Promise<string> {
+	const localDay = (instant: number) => formatInZone(instant, timeZone).slice(0, 10);
+	const today = localDay(Date.now());
+	const inTwoWeeks = localDay(Date.now() + 14 * 86_400_000);
 	const response = await fetch(
-		`${simulator.baseUrl}/event-types/${context.eventType.id}/slots?from=${day(today)}&to=${day(inTwoWeeks)}`,
+		`${simulator.baseUrl}/event-types/${context.eventType.id}/slots?from=${today}&to=${inTwoWeeks}&timezone=${timeZone}`,
 		{ headers: { authorization: `Bearer ${simulator.apiKeys.readWrite}` } },
 	);
 	const { slots } = (await response.json()) as { slots: string[] };
 	// Not today: today's remaining slots may be gone by the time the form is sent.
-	const later = slots.find((slot) => slot.slice(0, 10) > day(today));
+	const later = slots.map((slot) => localDay(Date.parse(slot))).find((day) => day > today);
 	if (!later) throw new Error('the simulator offers no slot in the next two weeks');
-	return later.slice(0, 10);
+	return later;
 }
 
 function outputOf(execution: { data?: { resultData: { runData: Record<string, unknown[]> } } }, node: string) {
@@ -107,13 +109,16 @@ describe('example workflows', () => {
 		chat.nodes = chat.nodes.map((node) => (node.type === 'n8n-nodes-base.slack' ? { ...node, disabled: true } : node));
 		const form = example('form-to-booking-invite.json');
 		const formPath = form.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')?.webhookId;
-		const date = await dayWithFreeSlot();
+		// A customer far from UTC and from n8n's default zone: the day they pick is a day of their zone.
+		const customerZone = 'Pacific/Auckland';
+		const date = await dayWithFreeSlot(customerZone);
 
 		await withPublished([chat, form], async ([chatId, formId]) => {
 			const submission = new FormData();
 			submission.set('field-0', 'Ada Lovelace');
 			submission.set('field-1', 'ada@example.com');
 			submission.set('field-2', date);
+			submission.set('field-3', customerZone);
 			const response = await fetch(`${client.webhookUrl}form/${formPath}`, { method: 'POST', body: submission });
 			expect(response.status).toBe(200);
 
@@ -121,11 +126,13 @@ describe('example workflows', () => {
 			const [formRun] = await client.waitForExecutions(formId, 1, 30_000);
 			const [booking] = outputOf(formRun, 'Book the first slot');
 			const [invite] = outputOf(formRun, 'Create invite link');
-			expect(booking).toMatchObject({ status: 'confirmed' });
-			expect(String(booking.start)).toContain(date);
+			expect(booking).toMatchObject({ status: 'confirmed', localTimeZone: customerZone });
+			// Booked inside the day the customer chose, in the customer's zone.
+			expect(formatInZone(Date.parse(String(booking.start)), customerZone).slice(0, 10)).toBe(date);
+			expect(String(booking.localStart).slice(0, 10)).toBe(date);
 			expect(invite.url).toMatch(/^https:\/\//);
 			const stored = simulator.control.bookings().find((entry) => entry.id === booking.id);
-			expect(stored?.booker).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com' });
+			expect(stored?.booker).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', timezone: customerZone });
 
 			// booking.created goes from the simulator to the published chat example.
 			const [chatRun] = await client.waitForExecutions(chatId, 1, 30_000);
@@ -138,8 +145,8 @@ describe('example workflows', () => {
 					minute: '2-digit',
 					hourCycle: 'h23',
 				}).format(new Date(String(booking.start)));
-			expect(message.message).toContain(clock(booking.hostTimezone));
-			expect(message.message).toContain(clock(booking.bookerTimezone));
+			expect(message.message).toContain(clock(stored?.hostTimezone));
+			expect(message.message).toContain(clock(stored?.booker.timezone));
 		});
 	});
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { MAX_RATE_LIMIT_ATTEMPTS } from '../../nodes/shared/transport.ts';
+import { MAX_RATE_LIMIT_ATTEMPTS } from '../../nodes/shared/rateLimit.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import {
 	credentialsFor,

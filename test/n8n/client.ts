@@ -67,6 +67,13 @@ export interface WorkflowInput {
 	settings?: Record<string, unknown>;
 }
 
+export interface RunOptions {
+	/** Workflow settings, e.g. `{ timezone: 'America/New_York' }`. */
+	settings?: Record<string, unknown>;
+	/** Called with the finished execution (with its run data of every node and output) before the workflow is deleted. */
+	onExecution?: (execution: Execution) => void;
+}
+
 export interface CredentialTestResult {
 	status: 'OK' | 'Error';
 	message: string;
@@ -124,6 +131,7 @@ export interface N8nClient extends N8nConnection {
 		nodes: WorkflowNode[],
 		connections: Connections,
 		body?: unknown,
+		options?: RunOptions,
 	): Promise<Array<Record<string, unknown>>>;
 	/** The last lines of n8n's log file. */
 	logTail(lines?: number): string;
@@ -281,8 +289,8 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 			return { nodes: await names('nodes.json'), credentials: await names('credentials.json') };
 		},
 
-		runWorkflowViaWebhook: async (nodes, connections, body = {}) =>
-			await runWorkflowViaWebhook(client, nodes, connections, body),
+		runWorkflowViaWebhook: async (nodes, connections, body = {}, options = {}) =>
+			await runWorkflowViaWebhook(client, nodes, connections, body, options),
 
 		logTail: (lines = 60) => tail(connection.logFile, lines),
 	};
@@ -296,6 +304,7 @@ async function runWorkflowViaWebhook(
 	nodes: WorkflowNode[],
 	connections: Connections,
 	body: unknown,
+	options: RunOptions,
 ): Promise<Array<Record<string, unknown>>> {
 	if (nodes.length === 0) throw new Error('runWorkflowViaWebhook needs at least one node after the Webhook');
 	const path = `run-${randomUUID()}`;
@@ -313,6 +322,7 @@ async function runWorkflowViaWebhook(
 		name: `run ${path}`,
 		nodes: [webhook, ...placed],
 		connections: { [WEBHOOK_NODE_NAME]: { main: [[{ node: nodes[0].name, type: 'main', index: 0 }]] }, ...connections },
+		...(options.settings ? { settings: { executionOrder: 'v1', ...options.settings } } : {}),
 	});
 	let published = false;
 	try {
@@ -326,6 +336,10 @@ async function runWorkflowViaWebhook(
 			const error = execution?.data?.resultData.error;
 			const detail = error ? `${error.message}${error.description ? ` (${error.description})` : ''}` : text;
 			throw new WorkflowRunError(`workflow failed (HTTP ${response.status}): ${detail}`, response.status, execution);
+		}
+		if (options.onExecution) {
+			const [execution] = await n8n.waitForExecutions(workflow.id, 1, 10_000);
+			options.onExecution(execution);
 		}
 		return text ? JSON.parse(text) : [];
 	} finally {

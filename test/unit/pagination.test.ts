@@ -5,7 +5,7 @@ import {
 	iterateListPages,
 	listAllPages,
 	pageSizeFor,
-} from '../../nodes/shared/transport.ts';
+} from '../../nodes/shared/paging.ts';
 import { fakeContext, pagedResponder } from './fake-context.ts';
 
 describe('pageSizeFor', () => {

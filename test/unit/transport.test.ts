@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-	bookingServiceApiRequest,
-	DEFAULT_TIMEOUT_MS,
-	isAlreadyGone,
-	MAX_RATE_LIMIT_ATTEMPTS,
-	normaliseBaseUrl,
-	parseRetryAfterSeconds,
-	serviceErrorDetailsOf,
-} from '../../nodes/shared/transport.ts';
+import { normaliseBaseUrl } from '../../nodes/shared/baseUrl.ts';
+import { MAX_RATE_LIMIT_ATTEMPTS, parseRetryAfterSeconds } from '../../nodes/shared/rateLimit.ts';
+import { isAlreadyGone, serviceErrorDetailsOf } from '../../nodes/shared/serviceErrors.ts';
+import { bookingServiceApiRequest, DEFAULT_TIMEOUT_MS } from '../../nodes/shared/transport.ts';
 import { pathsHolding } from '../harness/fixtures.ts';
 import { fakeContext, TEST_API_KEY } from './fake-context.ts';
 

@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 
 import type { Booking, EventType } from '../../shared/booking';
-import { bookingServiceApiRequest, listAllPages } from '../../shared/transport';
+import { listAllPages } from '../../shared/paging';
+import { bookingServiceApiRequest } from '../../shared/transport';
 import { emailProblem } from '../helpers/validation';
 
 /** Accounts have a handful of event types; this bounds the list should one have very many. */

@@ -3,8 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Booking } from '../../../shared/booking';
 import { nameLanguageOption } from '../../../shared/descriptions';
-import { iterateListItems, listAllPages } from '../../../shared/transport';
-import type { ListAllPagesOptions } from '../../../shared/transport';
+import { iterateListItems, listAllPages } from '../../../shared/paging';
+import type { ListAllPagesOptions } from '../../../shared/paging';
 import { presentBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
 import { mergeSorted } from '../../helpers/mergeSorted';

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { localizeEventType } from '../../../shared/booking';
 import type { EventType, NameLanguage } from '../../../shared/booking';
 import { nameLanguageOption } from '../../../shared/descriptions';
-import { listAllPages } from '../../../shared/transport';
+import { listAllPages } from '../../../shared/paging';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	limitField,

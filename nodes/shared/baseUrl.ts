@@ -1,0 +1,53 @@
+/**
+ * The credential's Base URL, checked once for every request. The credential's own test applies the same rules as an
+ * n8n expression (credentials/BookingServiceApi.credentials.ts); test/unit/credential-base-url.test.ts keeps the
+ * two in step, so a Base URL passes the credential test exactly when the nodes accept it.
+ */
+
+/** Plain http is allowed only to this machine (the simulator, `npm run dev`): a real key must never cross a network
+ * in clear text. */
+function isLoopbackHost(hostname: string): boolean {
+	return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * The credential's base URL without trailing slashes, or a sentence saying what is wrong with it. Kept free of
+ * n8n contexts so the trigger and the tests can use it directly.
+ */
+export function normaliseBaseUrl(raw: unknown): { baseUrl: string } | { problem: string } {
+	const trimmed = typeof raw === 'string' ? raw.trim() : '';
+	if (trimmed === '') {
+		return { problem: 'The Base URL in the Booking Service API credential is empty' };
+	}
+	let url: URL;
+	try {
+		url = new URL(trimmed);
+	} catch {
+		return {
+			problem: `The Base URL "${trimmed}" in the Booking Service API credential is not a valid URL; use the service's base URL including /v1, e.g. https://api.example.com/v1`,
+		};
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		return { problem: 'The Base URL in the Booking Service API credential must start with https://' };
+	}
+	if (url.username !== '' || url.password !== '') {
+		// Userinfo would leak into error messages that show the URL; the key belongs in the API Key field.
+		return {
+			problem:
+				'The Base URL in the Booking Service API credential must not contain a user name or password; put the key in the API Key field',
+		};
+	}
+	if (url.search !== '' || url.hash !== '') {
+		return {
+			problem:
+				'The Base URL in the Booking Service API credential must not contain a query (?…) or fragment (#…)',
+		};
+	}
+	if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+		return {
+			problem:
+				'The Base URL in the Booking Service API credential must start with https://; http:// is only for a local simulator on localhost, 127.0.0.1 or [::1], so the API key never travels unencrypted',
+		};
+	}
+	return { baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
+}
