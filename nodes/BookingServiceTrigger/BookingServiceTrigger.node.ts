@@ -1,140 +1,126 @@
 import type {
 	IHookFunctions,
-	INodeType,
-	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
+	INodeType,
+	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import { bookingEventOptions, nameLanguageOption } from '../shared/descriptions';
-import { isResourceId } from '../shared/resourceId';
-import { isAlreadyGone } from '../shared/serviceErrors';
-import { BOOKING_SERVICE_CREDENTIAL_TYPE, bookingServiceApiRequest } from '../shared/transport';
+import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
+import { searchEventTypes } from '../BookingService/methods/listSearch';
+import { eventTypeLocator } from '../BookingService/actions/common.descriptions';
 import { checkAndRemember, InMemorySeenEvents, toSeenEventIds } from './dedupe';
 import { parseDeliveryEnvelope, toTriggerItem } from './delivery';
-import { openSecret, sealSecret } from './secretBox';
-import type { SecretBinding } from './secretBox';
-import { UnsealedSecretCache } from './secretCache';
-import { SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signature';
+import { bindingOf, ownerOf, subscribe, subscriptionExists, unsubscribe } from './lifecycle';
+import { openSecret } from './secretBox';
+import { TRIGGERS_KEPT_IN_MEMORY, unsealedSecrets } from './secretCache';
+import { SIGNATURE_FAILURE_MESSAGES, signatureHeaderProblem, verifyDeliverySignature } from './signature';
 import {
-	explainSubscribeFailure,
-	forgetSubscription,
+	isOwnedBy,
 	isSelectedEvent,
-	isTestSubscription,
 	normaliseEventSelection,
-	readLeftoverSubscriptionIds,
+	readLeftoverSubscriptions,
 	readStoredSubscription,
-	sameSubscriptionTarget,
-	storeLeftoverSubscriptionIds,
-	storeSubscription,
-	subscriptionDescription,
+	storeLeftoverSubscriptions,
 } from './subscription';
-import type { StoredSubscription } from './subscription';
 
-type LifecycleContext = IHookFunctions | IWebhookFunctions;
-
-/** How many triggers this process keeps state for in memory, the ones that received deliveries last. */
-const TRIGGERS_KEPT_IN_MEMORY = 200;
+/** The leftovers whose secrets a failed delivery is tried against, newest first: enough for any real replacement. */
+const MAX_LEFTOVERS_TRIED = 5;
 
 /**
  * Event ids seen by this n8n process, per workflow, node and subscription. The record in static data would survive a
- * restart, but n8n 2.41 does not save static data that `webhook()` changes on the production path (measured in the
- * end-to-end set-up), nor between test requests, and two copies arriving at the same moment both read it before
- * either is saved: in practice this in-memory record is what drops duplicates. Static data is still written, so n8n
- * versions that do save it get a record that outlives a restart. Bounded: 1,000 ids for a day per subscription, for
+ * restart, but n8n 2.20+ does not save static data that `webhook()` changes when the delivery starts an execution,
+ * nor between test requests, and two copies arriving at the same moment both read it before either is saved: in
+ * practice this in-memory record is what drops duplicates. Static data is still written, so n8n versions that do
+ * save it (1.x, 2.0–2.17) get a record that outlives a restart. Bounded: 1,000 ids for a day per subscription, for
  * the 200 subscriptions used last.
  */
 const seenInThisProcess = new InMemorySeenEvents(TRIGGERS_KEPT_IN_MEMORY);
 
-/** Signing secrets `webhook()` has unsealed, so later deliveries skip the credential and the unsealing. */
-const unsealedSecrets = new UnsealedSecretCache(TRIGGERS_KEPT_IN_MEMORY);
-
-async function readApiKey(context: LifecycleContext): Promise<string> {
-	const credential = await context.getCredentials<{ apiKey?: unknown }>(BOOKING_SERVICE_CREDENTIAL_TYPE);
-	return typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
-}
-
-function secretBinding(context: LifecycleContext): SecretBinding {
-	return { workflowId: String(context.getWorkflow().id ?? ''), nodeId: context.getNode().id };
-}
-
-/** The stored subscription's signing secret, or undefined when it cannot be recovered (e.g. the API key changed). */
-async function openStoredSecret(context: LifecycleContext, stored: StoredSubscription): Promise<string | undefined> {
-	return openSecret(stored.sealedSecret, await readApiKey(context), secretBinding(context));
-}
-
-/** The subscription deliveries must be verified against, with its secret, or undefined when there is none usable. */
-async function readVerifiableSubscription(
-	context: IWebhookFunctions,
-): Promise<{ subscriptionId: string; secret: string } | undefined> {
-	const stored = readStoredSubscription(context.getWorkflowStaticData('node'));
-	if (stored === undefined) return undefined;
-	const binding = secretBinding(context);
-	const cached = unsealedSecrets.get(binding, stored.sealedSecret);
-	if (cached !== undefined) return { subscriptionId: stored.id, secret: cached };
+/**
+ * The secret behind a sealed value of this node, from the cache, or by reading the credential and unsealing it;
+ * undefined when it does not open (recently failed ones are not even tried: see isKnownUnreadable).
+ */
+async function unsealedSecret(context: IWebhookFunctions, sealedSecret: string): Promise<string | undefined> {
+	const binding = bindingOf(ownerOf(context));
+	const cached = unsealedSecrets.get(binding, sealedSecret);
+	if (cached !== undefined) return cached;
+	const nowMs = Date.now();
+	if (unsealedSecrets.isKnownUnreadable(binding, sealedSecret, nowMs)) return undefined;
+	let secret: string | undefined;
 	try {
-		const secret = await openStoredSecret(context, stored);
-		if (secret === undefined) return undefined;
-		unsealedSecrets.remember(binding, stored.sealedSecret, secret);
-		return { subscriptionId: stored.id, secret };
+		const credential = await context.getCredentials<{ apiKey?: unknown }>(BOOKING_SERVICE_CREDENTIAL_TYPE);
+		const apiKey = typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
+		secret = openSecret(sealedSecret, apiKey, binding);
 	} catch (error) {
 		// e.g. the credential was deleted: same outcome as an unreadable secret, but worth a line in the log
 		context.logger.warn(`Booking Service Trigger could not read its credential: ${(error as Error).message}`);
-		return undefined;
 	}
+	if (secret === undefined) unsealedSecrets.rememberUnreadable(binding, sealedSecret, nowMs);
+	else unsealedSecrets.remember(binding, sealedSecret, secret);
+	return secret;
 }
 
-function selectedEvents(context: LifecycleContext): string[] {
+function selectedEvents(context: IWebhookFunctions): string[] {
 	return normaliseEventSelection(context.getNodeParameter('events', []));
 }
 
 /**
- * Deletes a subscription on the service without ever throwing: deactivation must not be blocked by it (n8n stops
- * deactivating on a throw). 404 and 410 mean it is already gone. Any other failure is logged and the id kept, so the
- * next activation tries again instead of leaving it behind for good.
+ * Refuses a delivery: every refusal gets the same short 401, whatever the reason, so a sender learns nothing (not
+ * even that an old captured delivery was genuine, or that the trigger cannot read its secret). The reason goes to
+ * n8n's log only.
  */
-async function deleteSubscription(context: IHookFunctions, subscriptionId: string, why: string): Promise<void> {
-	const nodeData = context.getWorkflowStaticData('node');
-	const leftovers = readLeftoverSubscriptionIds(nodeData).filter((id) => id !== subscriptionId);
-	try {
-		await bookingServiceApiRequest.call(context, {
-			method: 'DELETE',
-			path: `/webhooks/${subscriptionId}`,
-			scope: 'webhooks:manage',
-		});
-	} catch (error) {
-		if (isAlreadyGone(error)) {
-			context.logger.debug(`Booking Service webhook subscription ${subscriptionId} was already deleted`);
-		} else {
-			leftovers.push(subscriptionId);
-			context.logger.warn(
-				`Could not delete Booking Service webhook subscription ${subscriptionId} (${why}): ${(error as Error).message}. ` +
-					'It will be retried on the next activation; you can also delete it in the app (Settings → API keys and webhooks).',
-				{ workflowId: context.getWorkflow().id, nodeName: context.getNode().name },
-			);
-		}
-	}
-	storeLeftoverSubscriptionIds(nodeData, leftovers);
-}
-
-/** Answers a delivery that must not run the workflow with 401 and says why in a short, secret-free text. */
-function rejectDelivery(context: IWebhookFunctions, reason: string): IWebhookResponseData {
-	context.logger.warn(`Booking Service Trigger rejected a delivery: ${reason}`, {
+function refuseDelivery(context: IWebhookFunctions, reason: string): IWebhookResponseData {
+	context.logger.warn(`Booking Service Trigger refused a delivery: ${reason}`, {
 		workflowId: context.getWorkflow().id,
 		nodeName: context.getNode().name,
 	});
 	const response = context.getResponseObject();
 	response.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' });
-	response.end(reason);
+	response.end('Unauthorized');
 	return { noWebhookResponse: true };
 }
 
 /** A 2xx answer without an execution: the service must not retry what was deliberately skipped. */
 function acknowledgeWithoutRun(reason: string): IWebhookResponseData {
 	return { webhookResponse: { received: true, skipped: reason } };
+}
+
+/**
+ * A delivery signed with the secret of a subscription this node replaced but could not delete: answered 410, which
+ * makes the service delete that subscription (contract, Delivery rules 5). Only for a signature that verifies
+ * completely — never for anything unverifiable, so a proxy that alters bodies cannot get a live subscription deleted.
+ */
+async function answerReplacedSubscription(
+	context: IWebhookFunctions,
+	rawBody: Buffer | string,
+	header: string | string[] | undefined,
+	nowSeconds: number,
+): Promise<IWebhookResponseData | undefined> {
+	const nodeData = context.getWorkflowStaticData('node');
+	const leftovers = readLeftoverSubscriptions(nodeData, ownerOf(context));
+	for (const leftover of leftovers.slice(-MAX_LEFTOVERS_TRIED).reverse()) {
+		if (leftover.sealedSecret === undefined) continue;
+		const secret = await unsealedSecret(context, leftover.sealedSecret);
+		if (secret === undefined || !verifyDeliverySignature(rawBody, header, secret, nowSeconds).valid) continue;
+		storeLeftoverSubscriptions(
+			nodeData,
+			leftovers.filter((other) => other.id !== leftover.id),
+		);
+		context.logger.info(
+			`Booking Service Trigger answered 410 to a delivery from webhook subscription ${leftover.id}, which it replaced: the service deletes it.`,
+			{ workflowId: context.getWorkflow().id, nodeName: context.getNode().name },
+		);
+		const response = context.getResponseObject();
+		response.writeHead(410, { 'Content-Type': 'text/plain; charset=utf-8' });
+		response.end('Gone');
+		return { noWebhookResponse: true };
+	}
+	return undefined;
 }
 
 export class BookingServiceTrigger implements INodeType {
@@ -144,7 +130,9 @@ export class BookingServiceTrigger implements INodeType {
 		icon: { light: 'file:bookingServiceTrigger.svg', dark: 'file:bookingServiceTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		// "Booking Created, Booking No-Show" rather than the service's names; "*" reads "All Events".
+		subtitle:
+			'={{($parameter["events"] || []).map(e => e === "*" ? "All Events" : "Booking " + e.replace("booking.", "").split("_").map(w => w.charAt(0).toUpperCase() + w.slice(1)).join("-")).join(", ")}}',
 		description: 'Starts the workflow when a booking is created, rescheduled, cancelled or marked as a no-show',
 		defaults: {
 			name: 'Booking Service Trigger',
@@ -171,7 +159,7 @@ export class BookingServiceTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service delivers only to public https addresses. "Listen for test event" subscribes the Test URL, an active workflow the Production URL; if n8n runs locally, set WEBHOOK_URL to an https tunnel first. The API key needs the "Read and write" permission (webhooks:manage).',
+					"The service delivers only to public https addresses, and n8n builds this trigger's URLs from its WEBHOOK_URL setting: on a local n8n, set WEBHOOK_URL to an https tunnel. Testing the trigger in the editor subscribes the Test URL, an active workflow the Production URL. The API key needs the \"Read and write\" permission (webhooks:manage).",
 				name: 'urlNotice',
 				type: 'notice',
 				default: '',
@@ -201,152 +189,128 @@ export class BookingServiceTrigger implements INodeType {
 							'Whether to add the whole delivery body (ID, type, createdAt, apiVersion and data) under "envelope"',
 					},
 					nameLanguageOption,
+					{
+						displayName: 'Event Types',
+						name: 'eventTypes',
+						type: 'fixedCollection',
+						typeOptions: { multipleValues: true },
+						placeholder: 'Add event type',
+						default: {},
+						description:
+							'Only bookings of these event types start the workflow; deliveries for others are acknowledged without a run. None: every event type.',
+						options: [
+							{
+								displayName: 'Event Type',
+								name: 'eventType',
+								values: [
+									{
+										...eventTypeLocator,
+										required: false,
+										description: 'An event type whose bookings start the workflow',
+									},
+								],
+							},
+						],
+					},
 				],
 			},
 		],
 	};
 
+	methods = { listSearch: { searchEventTypes } };
+
 	webhookMethods = {
 		default: {
-			/**
-			 * True only when this node already holds a subscription for exactly this URL and event selection, with a
-			 * secret it can still read. Anything else is replaced: the old subscription is deleted here, before
-			 * `create` makes the new one, so a changed URL, selection or API key never leaves one behind.
-			 */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const nodeData = this.getWorkflowStaticData('node');
-				const stored = readStoredSubscription(nodeData);
-				if (stored === undefined) return false;
-
-				const webhookUrl = this.getNodeWebhookUrl('default') ?? '';
-				if (sameSubscriptionTarget(stored, webhookUrl, selectedEvents(this))) {
-					if ((await openStoredSecret(this, stored)) !== undefined) return true;
-					await deleteSubscription(this, stored.id, 'its signing secret can no longer be read');
-				} else {
-					await deleteSubscription(this, stored.id, 'the webhook URL or the events changed');
-				}
-				forgetSubscription(nodeData);
-				return false;
+				return await subscriptionExists.call(this);
 			},
-
 			async create(this: IHookFunctions): Promise<boolean> {
-				const nodeData = this.getWorkflowStaticData('node');
-				const webhookUrl = this.getNodeWebhookUrl('default');
-				if (webhookUrl === undefined) {
-					throw new NodeOperationError(this.getNode(), 'n8n did not provide a webhook URL for this trigger');
-				}
-				const events = selectedEvents(this);
-				if (events.length === 0) {
-					throw new NodeOperationError(this.getNode(), 'Choose at least one event to listen for');
-				}
-
-				for (const leftoverId of readLeftoverSubscriptionIds(nodeData)) {
-					await deleteSubscription(this, leftoverId, 'left over from an earlier deactivation');
-				}
-
-				let created: { id?: unknown; secret?: unknown } | undefined;
-				try {
-					created = (await bookingServiceApiRequest.call(this, {
-						method: 'POST',
-						path: '/webhooks',
-						body: {
-							url: webhookUrl,
-							events,
-							description: subscriptionDescription(this.getWorkflow().name, this.getNode(), isTestSubscription(this)),
-						},
-						scope: 'webhooks:manage',
-					})) as typeof created;
-				} catch (error) {
-					throw explainSubscribeFailure(this.getNode(), error, webhookUrl);
-				}
-
-				if (!isResourceId(created?.id) || typeof created.secret !== 'string' || created.secret === '') {
-					// Without both there is nothing to verify deliveries with; do not leave a half-made subscription.
-					if (isResourceId(created?.id)) {
-						await deleteSubscription(this, created.id, 'the service returned it without a signing secret');
-					}
-					throw new NodeApiError(
-						this.getNode(),
-						{ message: 'unexpected subscription response' },
-						{
-							message:
-								'The Booking Service created no usable webhook subscription (no id or signing secret in its answer)',
-							description: "Check the Base URL in the credential: it must be the service's base URL including /v1.",
-						},
-					);
-				}
-
-				storeSubscription(nodeData, {
-					id: created.id,
-					webhookUrl,
-					events,
-					sealedSecret: sealSecret(created.secret, await readApiKey(this), secretBinding(this)),
-				});
-				return true;
+				return await subscribe.call(this);
 			},
-
 			async delete(this: IHookFunctions): Promise<boolean> {
-				const nodeData = this.getWorkflowStaticData('node');
-				const stored = readStoredSubscription(nodeData);
-				if (stored !== undefined) {
-					await deleteSubscription(this, stored.id, 'the workflow was deactivated');
-				}
-				forgetSubscription(nodeData);
-				return true;
+				return await unsubscribe.call(this);
 			},
 		},
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const subscription = await readVerifiableSubscription(this);
-		if (subscription === undefined) {
-			return rejectDelivery(
-				this,
-				'No usable signing secret is stored for this trigger; deactivate and activate the workflow to subscribe again',
-			);
-		}
-
 		// n8n keeps the bytes as received (a Buffer) beside the parsed body; only they can be verified.
 		const rawBody: unknown = this.getRequestObject().rawBody;
 		if (!(Buffer.isBuffer(rawBody) || typeof rawBody === 'string')) {
-			return rejectDelivery(this, 'The raw request body is not available, so the signature cannot be checked');
+			return refuseDelivery(this, 'the raw request body is not available, so the signature cannot be checked');
 		}
-		const verdict = verifyDeliverySignature(
-			rawBody,
-			this.getHeaderData()['service-signature'],
-			subscription.secret,
-			Math.floor(Date.now() / 1000),
-		);
-		if (!verdict.valid) return rejectDelivery(this, SIGNATURE_FAILURE_MESSAGES[verdict.reason]);
+		const header = this.getHeaderData()['service-signature'];
+		const headerProblem = signatureHeaderProblem(header);
+		// Junk is refused before any credential is read or secret unsealed.
+		if (headerProblem !== undefined) return refuseDelivery(this, SIGNATURE_FAILURE_MESSAGES[headerProblem]);
 
-		const envelope = parseDeliveryEnvelope(rawBody);
-		if ('problem' in envelope) {
-			// Signed by the service but not an event we understand: acknowledge, or it would be retried for days.
-			this.logger.warn(`Booking Service Trigger ignored a signed delivery: ${envelope.problem}`);
-			return acknowledgeWithoutRun(envelope.problem);
-		}
-
-		if (!isSelectedEvent(selectedEvents(this), envelope.type)) {
-			return acknowledgeWithoutRun(`event type ${envelope.type} is not selected`);
-		}
-
+		const nowSeconds = Math.floor(Date.now() / 1000);
 		const nodeData = this.getWorkflowStaticData('node');
-		const nowMs = Date.now();
-		const persisted = checkAndRemember(toSeenEventIds(nodeData.recentEventIds), envelope.id, nowMs);
-		// A duplicate leaves the record as it was; not assigning it leaves static data unchanged, so n8n saves nothing.
-		if (!persisted.duplicate) nodeData.recentEventIds = persisted.seen;
-		const scope = `${this.getWorkflow().id}/${this.getNode().id}/${subscription.subscriptionId}`;
-		const seenHere = seenInThisProcess.checkAndRemember(scope, envelope.id, nowMs);
-		if (persisted.duplicate || seenHere) {
-			return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
+		const stored = readStoredSubscription(nodeData);
+		let failure = 'this trigger holds no subscription (activate the workflow again to subscribe)';
+		if (stored !== undefined && isOwnedBy(stored, ownerOf(this))) {
+			const secret = await unsealedSecret(this, stored.sealedSecret);
+			if (secret === undefined) {
+				failure =
+					"the stored signing secret cannot be read with the credential's API key (it changed?): activate the workflow again to subscribe anew";
+			} else {
+				const verdict = verifyDeliverySignature(rawBody, header, secret, nowSeconds);
+				if (verdict.valid) return acceptDelivery(this, rawBody, stored.id);
+				failure = SIGNATURE_FAILURE_MESSAGES[verdict.reason];
+			}
 		}
-
-		const { includeEnvelope = false, nameLanguage = 'service' } = this.getNodeParameter('options', {}) as {
-			includeEnvelope?: boolean;
-			nameLanguage?: NameLanguage;
-		};
-		const booking = localizeBooking(envelope.data.booking as Booking, nameLanguage);
-		const item = toTriggerItem({ ...envelope, data: { ...envelope.data, booking } }, includeEnvelope);
-		return { workflowData: [this.helpers.returnJsonArray(item)] };
+		return (await answerReplacedSubscription(this, rawBody, header, nowSeconds)) ?? refuseDelivery(this, failure);
 	}
+}
+
+/** A verified delivery: skipped when unselected, filtered out or already seen; otherwise it starts one execution. */
+function acceptDelivery(
+	context: IWebhookFunctions,
+	rawBody: Buffer | string,
+	subscriptionId: string,
+): IWebhookResponseData {
+	const envelope = parseDeliveryEnvelope(rawBody);
+	if ('problem' in envelope) {
+		// Signed by the service but not an event we understand: acknowledge, or it would be retried for days.
+		context.logger.warn(`Booking Service Trigger ignored a signed delivery: ${envelope.problem}`);
+		return acknowledgeWithoutRun(envelope.problem);
+	}
+	if (!isSelectedEvent(selectedEvents(context), envelope.type)) {
+		return acknowledgeWithoutRun(`event type ${envelope.type} is not selected`);
+	}
+	const options = context.getNodeParameter('options', {}) as {
+		includeEnvelope?: boolean;
+		nameLanguage?: NameLanguage;
+		eventTypes?: { eventType?: Array<{ eventType?: unknown }> };
+	};
+	const wantedEventTypes = eventTypeFilter(options.eventTypes);
+	const eventTypeId = (envelope.data.booking.eventType as { id?: unknown } | undefined)?.id;
+	if (wantedEventTypes.length > 0 && !wantedEventTypes.includes(String(eventTypeId))) {
+		return acknowledgeWithoutRun(`event type ${String(eventTypeId)} is not in the Event Type filter`);
+	}
+
+	const nodeData = context.getWorkflowStaticData('node');
+	const nowMs = Date.now();
+	const persisted = checkAndRemember(toSeenEventIds(nodeData.recentEventIds), envelope.id, nowMs);
+	// A duplicate leaves the record as it was; not assigning it leaves static data unchanged, so n8n saves nothing.
+	if (!persisted.duplicate) nodeData.recentEventIds = persisted.seen;
+	const scope = `${context.getWorkflow().id}/${context.getNode().id}/${subscriptionId}`;
+	const seenHere = seenInThisProcess.checkAndRemember(scope, envelope.id, nowMs);
+	if (persisted.duplicate || seenHere) return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
+
+	const booking = localizeBooking(envelope.data.booking as Booking, options.nameLanguage ?? 'service');
+	const item = toTriggerItem({ ...envelope, data: { ...envelope.data, booking } }, options.includeEnvelope ?? false);
+	return { workflowData: [context.helpers.returnJsonArray(item)] };
+}
+
+/** The event type IDs of the Event Type filter (resource locators, or plain IDs from expressions). */
+function eventTypeFilter(collection: { eventType?: Array<{ eventType?: unknown }> } | undefined): string[] {
+	const ids: string[] = [];
+	for (const entry of collection?.eventType ?? []) {
+		const locator = entry.eventType;
+		const value = typeof locator === 'object' && locator !== null ? (locator as { value?: unknown }).value : locator;
+		const id = typeof value === 'string' ? value.trim() : '';
+		if (id !== '') ids.push(id);
+	}
+	return ids;
 }

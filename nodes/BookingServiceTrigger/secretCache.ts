@@ -14,12 +14,39 @@
 import type { SecretBinding } from './secretBox';
 import { setAsNewest } from './setAsNewest';
 
+/** How long a sealed secret that would not open is not tried again: a fixed credential is picked up after this. */
+export const UNREADABLE_RETRY_MS = 60_000;
+
 export class UnsealedSecretCache {
 	readonly #secrets = new Map<string, string>();
+	/** Sealed secrets that did not open with the credential, until when they are not tried again. */
+	readonly #unreadableUntil = new Map<string, number>();
 	readonly #maxEntries: number;
 
 	constructor(maxEntries: number) {
 		this.#maxEntries = maxEntries;
+	}
+
+	/**
+	 * Whether this sealed value recently failed to open. While it is, a request claiming to be a delivery costs no
+	 * credential read and no decryption: unauthenticated traffic cannot make n8n decrypt the credential over and over.
+	 */
+	isKnownUnreadable(binding: SecretBinding, sealedSecret: string, nowMs: number): boolean {
+		const key = cacheKey(binding, sealedSecret);
+		const until = this.#unreadableUntil.get(key);
+		if (until === undefined) return false;
+		if (until > nowMs) return true;
+		this.#unreadableUntil.delete(key);
+		return false;
+	}
+
+	rememberUnreadable(binding: SecretBinding, sealedSecret: string, nowMs: number): void {
+		setAsNewest(this.#unreadableUntil, cacheKey(binding, sealedSecret), nowMs + UNREADABLE_RETRY_MS, this.#maxEntries);
+	}
+
+	/** Entries held now, for the test that proves both maps stay bounded. */
+	get size(): { secrets: number; unreadable: number } {
+		return { secrets: this.#secrets.size, unreadable: this.#unreadableUntil.size };
 	}
 
 	get(binding: SecretBinding, sealedSecret: string): string | undefined {
@@ -39,3 +66,12 @@ export class UnsealedSecretCache {
 function cacheKey({ workflowId, nodeId }: SecretBinding, sealedSecret: string): string {
 	return JSON.stringify([workflowId, nodeId, sealedSecret]);
 }
+
+/** How many triggers this process keeps secrets for, the ones that received deliveries last. */
+export const TRIGGERS_KEPT_IN_MEMORY = 200;
+
+/**
+ * This process's one cache: `webhook()` fills it, and activation reads it to recover the secret of a subscription
+ * whose sealed value no longer opens because the credential's key changed (see lifecycle.ts).
+ */
+export const unsealedSecrets = new UnsealedSecretCache(TRIGGERS_KEPT_IN_MEMORY);

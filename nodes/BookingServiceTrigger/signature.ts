@@ -45,7 +45,7 @@ export type SignatureFailure =
 
 export type SignatureVerdict = { valid: true; timestamp: number } | { valid: false; reason: SignatureFailure };
 
-/** Short, secret-free explanations for the 401 answer and the log. */
+/** Short, secret-free explanations for n8n's log; the sender only ever gets the same short 401. */
 export const SIGNATURE_FAILURE_MESSAGES: Record<SignatureFailure, string> = {
 	missing_header: 'Missing Service-Signature header',
 	malformed_header: 'Malformed Service-Signature header',
@@ -86,6 +86,24 @@ function parseSignatureHeader(header: string): ParsedHeader | SignatureFailure {
 	return { timestampText, signatures };
 }
 
+function readSignatureHeader(header: string | string[] | undefined): ParsedHeader | SignatureFailure {
+	const headerText = Array.isArray(header) ? header.join(',') : header;
+	if (headerText === undefined || headerText.trim() === '') return 'missing_header';
+	const parsed = parseSignatureHeader(headerText);
+	if (typeof parsed === 'string') return parsed;
+	if (!UNIX_SECONDS.test(parsed.timestampText)) return 'invalid_timestamp';
+	return parsed;
+}
+
+/**
+ * Why this header cannot carry a valid signature, judged without any secret, or undefined when it is well-formed.
+ * Lets the receiver refuse junk before it reads a credential or unseals a secret.
+ */
+export function signatureHeaderProblem(header: string | string[] | undefined): SignatureFailure | undefined {
+	const parsed = readSignatureHeader(header);
+	return typeof parsed === 'string' ? parsed : undefined;
+}
+
 /** The `v1` value the service sends for this body, timestamp and secret (hex). */
 export function computeDeliverySignature(rawBody: Buffer | string, timestamp: number | string, secret: string): string {
 	return createHmac('sha256', secret)
@@ -105,12 +123,8 @@ export function verifyDeliverySignature(
 	nowSeconds: number,
 	toleranceSeconds: number = SIGNATURE_TOLERANCE_SECONDS,
 ): SignatureVerdict {
-	const headerText = Array.isArray(header) ? header.join(',') : header;
-	if (headerText === undefined || headerText.trim() === '') return { valid: false, reason: 'missing_header' };
-
-	const parsed = parseSignatureHeader(headerText);
+	const parsed = readSignatureHeader(header);
 	if (typeof parsed === 'string') return { valid: false, reason: parsed };
-	if (!UNIX_SECONDS.test(parsed.timestampText)) return { valid: false, reason: 'invalid_timestamp' };
 
 	// The MAC covers the timestamp exactly as sent, so "0123" and "123" are different messages.
 	const expected = Buffer.from(computeDeliverySignature(rawBody, parsed.timestampText, secret), 'hex');

@@ -2,11 +2,14 @@
  * The trigger's side of a webhook subscription: what it keeps in the node's static data, the event selection, and
  * the messages for a subscription the service refuses.
  *
- * Static data holds, per trigger node (n8n keeps a separate copy for "Listen for test event"):
- *   subscription            { id, webhookUrl, events, sealedSecret }  the subscription this node made
- *   leftoverSubscriptionIds string[]                                  ids whose deletion failed, retried on activation
- *   recentEventIds          [eventId, firstSeenAtMs][]                see dedupe.ts (oldest first)
- * Static data is plain text on the workflow row, hence `sealedSecret` (secretBox.ts) and never the secret itself.
+ * Static data holds, per trigger node (n8n keeps a separate copy for a test run):
+ *   subscription           StoredSubscription      the subscription this node made, naming the workflow and node
+ *                                                  that own it and the account it lives in
+ *   leftoverSubscriptions  LeftoverSubscription[]  subscriptions this node replaced but could not delete yet
+ *   recentEventIds         [eventId, firstSeenAtMs][]  see dedupe.ts (oldest first)
+ * Static data is plain text on the workflow row and travels with exports and copies of the workflow: hence
+ * `sealedSecret` (secretBox.ts) and never the secret itself, and hence the owner in every record — a record another
+ * workflow or node wrote (a copy) is never acted on, only forgotten.
  */
 import type { IDataObject, IHookFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -19,15 +22,34 @@ import type { ServiceErrorDetail } from '../shared/serviceErrors';
 /** The contract's limits for POST /webhooks. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
 const MAX_DESCRIPTION_LENGTH = 200;
-/** One per possible subscription is plenty; beyond that the oldest are given up on. */
-const MAX_LEFTOVER_IDS = MAX_SUBSCRIPTIONS_PER_ACCOUNT;
+/** One per possible subscription is plenty; beyond that the oldest are given up on (and logged). */
+const MAX_LEFTOVERS = MAX_SUBSCRIPTIONS_PER_ACCOUNT;
 
-export interface StoredSubscription {
+/** The workflow and node a record belongs to. */
+export interface Owner {
+	workflowId: string;
+	nodeId: string;
+}
+
+/** Where a subscription lives: the service at a Base URL, and the account there (from GET /me, when known). */
+export interface AccountRef {
+	baseUrl: string;
+	accountId?: string;
+}
+
+export interface StoredSubscription extends Owner, AccountRef {
 	id: string;
 	webhookUrl: string;
 	/** As sent to the service, normalised by `normaliseEventSelection`. */
 	events: string[];
 	sealedSecret: string;
+}
+
+/** A subscription this node replaced whose DELETE failed: retried on activation, its deliveries answered 410. */
+export interface LeftoverSubscription extends Owner, AccountRef {
+	id: string;
+	/** Sealed under the API key of the time; deliveries signed with it prove the subscription is ours. */
+	sealedSecret?: string;
 }
 
 /**
@@ -45,13 +67,28 @@ export function isSelectedEvent(events: string[], eventType: string): boolean {
 	return events.includes(ALL_EVENTS) || events.includes(eventType);
 }
 
+function readOwnerAndAccount(record: Record<string, unknown>): (Owner & AccountRef) | undefined {
+	const { workflowId, nodeId, baseUrl, accountId } = record;
+	if (typeof workflowId !== 'string' || typeof nodeId !== 'string' || typeof baseUrl !== 'string') return undefined;
+	return { workflowId, nodeId, baseUrl, ...(typeof accountId === 'string' ? { accountId } : {}) };
+}
+
+/**
+ * The stored subscription, or undefined when there is none or it is not readable. A record without an owner was
+ * written by version 0.1.0: it is returned with an empty owner, which no node matches, so it is never acted on.
+ */
 export function readStoredSubscription(nodeData: IDataObject): StoredSubscription | undefined {
-	const stored = nodeData.subscription as Partial<StoredSubscription> | undefined;
+	const stored = nodeData.subscription as Record<string, unknown> | undefined;
 	if (typeof stored !== 'object' || stored === null) return undefined;
 	const { id, webhookUrl, events, sealedSecret } = stored;
 	if (!isResourceId(id) || typeof webhookUrl !== 'string' || typeof sealedSecret !== 'string') return undefined;
 	if (!Array.isArray(events)) return undefined;
-	return { id, webhookUrl, events: normaliseEventSelection(events), sealedSecret };
+	const ownerAndAccount = readOwnerAndAccount(stored) ?? { workflowId: '', nodeId: '', baseUrl: '' };
+	return { id, webhookUrl, events: normaliseEventSelection(events), sealedSecret, ...ownerAndAccount };
+}
+
+export function isOwnedBy(record: Owner, owner: Owner): boolean {
+	return record.workflowId === owner.workflowId && record.nodeId === owner.nodeId;
 }
 
 export function storeSubscription(nodeData: IDataObject, subscription: StoredSubscription): void {
@@ -69,21 +106,58 @@ export function sameSubscriptionTarget(stored: StoredSubscription, webhookUrl: s
 	return stored.webhookUrl === webhookUrl && stored.events.join(',') === events.join(',');
 }
 
-export function readLeftoverSubscriptionIds(nodeData: IDataObject): string[] {
-	const ids = nodeData.leftoverSubscriptionIds;
-	return Array.isArray(ids) ? ids.filter(isResourceId) : [];
+/** This node's leftovers; anything else found there (a copy's, or 0.1.0's bare ids) is not ours to delete. */
+export function readLeftoverSubscriptions(nodeData: IDataObject, owner: Owner): LeftoverSubscription[] {
+	const entries = Array.isArray(nodeData.leftoverSubscriptions) ? (nodeData.leftoverSubscriptions as unknown[]) : [];
+	const leftovers: LeftoverSubscription[] = [];
+	for (const entry of entries) {
+		if (typeof entry !== 'object' || entry === null) continue;
+		const record = entry as Record<string, unknown>;
+		const ownerAndAccount = readOwnerAndAccount(record);
+		if (!isResourceId(record.id) || ownerAndAccount === undefined || !isOwnedBy(ownerAndAccount, owner)) continue;
+		const sealedSecret = typeof record.sealedSecret === 'string' ? { sealedSecret: record.sealedSecret } : {};
+		leftovers.push({ id: record.id, ...ownerAndAccount, ...sealedSecret });
+	}
+	return leftovers;
 }
 
-export function storeLeftoverSubscriptionIds(nodeData: IDataObject, ids: string[]): void {
-	const kept = [...new Set(ids)].slice(-MAX_LEFTOVER_IDS);
-	if (kept.length === 0) delete nodeData.leftoverSubscriptionIds;
-	else nodeData.leftoverSubscriptionIds = kept;
+/** Only the fields a leftover has, whatever record it was made from. */
+function leftoverRecord({ id, workflowId, nodeId, baseUrl, accountId, sealedSecret }: LeftoverSubscription): IDataObject {
+	return {
+		id,
+		workflowId,
+		nodeId,
+		baseUrl,
+		...(accountId === undefined ? {} : { accountId }),
+		...(sealedSecret === undefined ? {} : { sealedSecret }),
+	};
 }
 
-/** What the service sees in its list of subscriptions, so a person can tell which workflow a subscription feeds. */
-export function subscriptionDescription(workflowName: string | undefined, node: INode, isTest: boolean): string {
-	const name = workflowName?.trim() || 'unnamed workflow';
-	const suffix = ` – ${node.name}${isTest ? ' (test URL)' : ''}`;
+/** Keeps at most MAX_LEFTOVERS, the newest; returns the ones given up on, for the log. */
+export function storeLeftoverSubscriptions(
+	nodeData: IDataObject,
+	leftovers: LeftoverSubscription[],
+): LeftoverSubscription[] {
+	const unique = [...new Map(leftovers.map((leftover) => [leftover.id, leftover])).values()];
+	const kept = unique.slice(-MAX_LEFTOVERS);
+	delete nodeData.leftoverSubscriptionIds; // 0.1.0's format: bare ids of unknown owner, never acted on
+	if (kept.length === 0) delete nodeData.leftoverSubscriptions;
+	else nodeData.leftoverSubscriptions = kept.map(leftoverRecord);
+	return unique.slice(0, unique.length - kept.length);
+}
+
+/**
+ * What the service shows in its list of subscriptions, so a person can tell which workflow a subscription feeds and
+ * when it was made — also one whose creation answer was lost and that no node knows about.
+ */
+export function subscriptionDescription(
+	workflow: { id?: string; name?: string },
+	node: INode,
+	isTest: boolean,
+	createdAt: Date,
+): string {
+	const name = workflow.name?.trim() || 'unnamed workflow';
+	const suffix = ` – ${node.name}${isTest ? ' (test URL)' : ''} – workflow ${workflow.id ?? '?'}, ${createdAt.toISOString().slice(0, 16)}Z`;
 	const prefix = 'n8n: ';
 	const room = MAX_DESCRIPTION_LENGTH - prefix.length - suffix.length;
 	const fitted = name.length <= room ? name : `${name.slice(0, Math.max(0, room - 1))}…`;
@@ -136,7 +210,7 @@ function isPrivateAddressLiteral(host: string): boolean {
 
 const URL_GUIDANCE = [
 	'The Booking Service delivers only to https addresses on the public internet.',
-	'"Listen for test event" subscribes n8n\'s Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n\'s WEBHOOK_URL setting.',
+	'Testing the trigger in the editor subscribes n8n\'s Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n\'s WEBHOOK_URL setting.',
 	'If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n.',
 	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
 ].join(' ');
@@ -187,7 +261,7 @@ export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl:
 	if (limitReached) {
 		return subscribeError(node, httpCode, {
 			message: `The Booking Service account already has the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions`,
-			description: `Delete subscriptions you no longer need in the app (Settings → API keys and webhooks), then activate the workflow again. Every active workflow with this trigger uses one subscription, and so does each "Listen for test event" while it listens. (${serviceMessage})`,
+			description: `Delete subscriptions you no longer need in the app (Settings → API keys and webhooks), then activate the workflow again. Every active workflow with this trigger uses one subscription, and so does each test run of the trigger while it listens. (${serviceMessage})`,
 		});
 	}
 
@@ -216,7 +290,7 @@ function subscribeError(
 	});
 }
 
-/** The hook context's view of whether this is the Test URL ("Listen for test event") or the Production URL. */
+/** The hook context's view of whether this is the Test URL (a test run in the editor) or the Production URL. */
 export function isTestSubscription(context: IHookFunctions): boolean {
 	return context.getMode() === 'manual';
 }

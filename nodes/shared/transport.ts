@@ -76,6 +76,11 @@ export interface BookingServiceRequest {
 	timeoutMs?: number;
 	/** The scope the operation needs, named in the 403 message if the service's own message does not. */
 	scope?: BookingServiceScope;
+	/**
+	 * How many times to send it while the service answers 429 (default MAX_RATE_LIMIT_ATTEMPTS). The trigger's
+	 * activation and deactivation use 1: n8n waits for them, so they must not sit out a rate limit.
+	 */
+	maxAttempts?: number;
 }
 
 interface BookingServiceCredential {
@@ -146,7 +151,7 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 		}
 		if (status === 429) {
 			const waitMs = rateLimitWaitMs(response.headers, attempt);
-			if (waitMs !== undefined && attempt < MAX_RATE_LIMIT_ATTEMPTS) {
+			if (waitMs !== undefined && attempt < (request.maxAttempts ?? MAX_RATE_LIMIT_ATTEMPTS)) {
 				await sleep(waitMs, abortSignal);
 				continue;
 			}

@@ -145,11 +145,15 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		);
 	}
 
+	/** How many times a node read (in n8n: decrypted) a credential through this helper. */
+	decryptions = 0;
+
 	async getDecrypted(
 		_additionalData: IWorkflowExecuteAdditionalData,
 		_details: INodeCredentialsDetails,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
+		this.decryptions++;
 		const data = this.credentialsByType[type];
 		if (data === undefined)
 			throw new UnexpectedError(`The test gave no credential data of type "${type}"`);

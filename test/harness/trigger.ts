@@ -48,6 +48,11 @@ export interface TriggerHarnessOptions {
 	/** The node's parameters (`events`, `options`). */
 	parameters: IDataObject;
 	workflowName?: string;
+	/**
+	 * A copy of another workflow: its saved static data (`TriggerHarness.savedStaticData`), carried along as n8n's
+	 * export/import and public API do. The copy gets its own workflow id; `webhookId` as the copy has it.
+	 */
+	copyOf?: { savedStaticData: string; webhookId?: string };
 }
 
 export interface RecordedExecution {
@@ -90,7 +95,7 @@ export class TriggerHarness {
 	#credentials: TestCredentialsHelper;
 	#parameters: IDataObject;
 	readonly #workflowName: string;
-	readonly #node: Omit<INode, 'parameters'> = {
+	#node: Omit<INode, 'parameters'> = {
 		id: '0f7c5a52-1d2e-4b8a-9f3c-5e6d7a8b9c0d',
 		name: 'Booking Service Trigger',
 		type: TRIGGER_NODE_TYPE,
@@ -99,6 +104,8 @@ export class TriggerHarness {
 		webhookId: 'c2d7e0f4-8a61-4b5e-9d3a-71f0b2c4e6a8',
 		credentials: { bookingServiceApi: { id: 'cred-1', name: 'Booking Service account' } },
 	};
+	/** Credential reads by the node, across credential changes. */
+	#decryptionsBefore = 0;
 	/** Unique per harness, as workflow ids are per n8n instance: state in the node's process memory never carries over. */
 	readonly workflowId = `wf-${randomUUID()}`;
 	/** Production static data as the database holds it: JSON text. */
@@ -116,6 +123,10 @@ export class TriggerHarness {
 		});
 		this.#parameters = options.parameters;
 		this.#workflowName = options.workflowName ?? 'Booking follow-ups';
+		if (options.copyOf) {
+			this.#storedStaticData = options.copyOf.savedStaticData;
+			this.#node = { ...this.#node, webhookId: options.copyOf.webhookId ?? this.#node.webhookId };
+		}
 		this.#server = createServer((request, response) => {
 			void this.#handle(request, response);
 		});
@@ -173,7 +184,18 @@ export class TriggerHarness {
 
 	/** The credential is edited (e.g. a new API key); n8n reads it fresh every time. */
 	setCredential(data: { apiKey: string; baseUrl: string }): void {
+		this.#decryptionsBefore += this.#credentials.decryptions;
 		this.#credentials = new TestCredentialsHelper({ bookingServiceApi: data });
+	}
+
+	/** How many times the node has read (in n8n: decrypted) its credential so far. */
+	get credentialReads(): number {
+		return this.#decryptionsBefore + this.#credentials.decryptions;
+	}
+
+	/** Production static data exactly as saved (JSON text), as an export or the public API would carry it. */
+	get savedStaticData(): string {
+		return this.#storedStaticData;
 	}
 
 	/** Workflow activation: checkExists, then create only when it said false. Throws what create throws. */

@@ -249,8 +249,8 @@ describe('rejected deliveries: 401 and no execution', () => {
 		const executionsBefore = trigger.executions.length;
 		const answer = await send(delivery());
 		expect(answer.status).toBe(status);
-		expect(answer.body.length).toBeGreaterThan(0);
-		expect(answer.body.length).toBeLessThan(200);
+		// Whatever was wrong, the sender reads the same word: no oracle for forgers, nothing about the trigger's state.
+		expect(answer.body).toBe('Unauthorized');
 		expect(trigger.executions.length).toBe(executionsBefore);
 	});
 });
@@ -306,9 +306,9 @@ describe('after the whole suite', () => {
 	});
 
 	it('logged a reason for every rejection', () => {
-		const rejections = trigger.logs.filter((line) =>
-			line.message.startsWith('Booking Service Trigger rejected a delivery'),
+		const refusals = trigger.logs.filter((line) =>
+			line.message.startsWith('Booking Service Trigger refused a delivery'),
 		);
-		expect(rejections).toHaveLength(rejected.length);
+		expect(refusals).toHaveLength(rejected.length);
 	});
 });

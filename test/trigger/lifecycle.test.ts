@@ -231,7 +231,18 @@ describe('deactivation', () => {
 		sim.control.addFault({ method: 'DELETE', path: '/webhooks/{id}', count: 1, kind: 'status', status: 500 });
 
 		await expect(trigger.deactivate()).resolves.toBeUndefined();
-		expect(trigger.nodeStaticData).toEqual({ leftoverSubscriptionIds: [orphan.id] });
+		expect(trigger.nodeStaticData).toEqual({
+			leftoverSubscriptions: [
+				{
+					id: orphan.id,
+					workflowId: trigger.workflowId,
+					nodeId: expect.any(String),
+					baseUrl: sim.baseUrl,
+					accountId: expect.any(String),
+					sealedSecret: expect.stringMatching(/^v1\./),
+				},
+			],
+		});
 		const warning = trigger.logs.find((line) => line.level === 'warn');
 		expect(warning?.message).toContain(orphan.id);
 
@@ -239,7 +250,7 @@ describe('deactivation', () => {
 		const subscriptions = sim.control.webhooks();
 		expect(subscriptions).toHaveLength(1);
 		expect(subscriptions[0].id).not.toBe(orphan.id);
-		expect(trigger.nodeStaticData.leftoverSubscriptionIds).toBeUndefined();
+		expect(trigger.nodeStaticData.leftoverSubscriptions).toBeUndefined();
 	});
 });
 

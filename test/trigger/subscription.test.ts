@@ -40,19 +40,26 @@ describe('event selection', () => {
 });
 
 describe('subscriptionDescription', () => {
-	it('names the workflow and node, and marks the Test URL', () => {
-		expect(subscriptionDescription('Follow-ups', node, false)).toBe('n8n: Follow-ups – Booking Service Trigger');
-		expect(subscriptionDescription('Follow-ups', node, true)).toBe(
-			'n8n: Follow-ups – Booking Service Trigger (test URL)',
+	const at = new Date('2026-03-02T09:15:42Z');
+	const workflow = { id: 'wf42', name: 'Follow-ups' };
+
+	it('names the workflow (name and id), the node and the time, and marks the Test URL', () => {
+		expect(subscriptionDescription(workflow, node, false, at)).toBe(
+			'n8n: Follow-ups – Booking Service Trigger – workflow wf42, 2026-03-02T09:15Z',
 		);
-		expect(subscriptionDescription('  ', node, false)).toBe('n8n: unnamed workflow – Booking Service Trigger');
+		expect(subscriptionDescription(workflow, node, true, at)).toBe(
+			'n8n: Follow-ups – Booking Service Trigger (test URL) – workflow wf42, 2026-03-02T09:15Z',
+		);
+		expect(subscriptionDescription({ id: 'wf42', name: '  ' }, node, false, at)).toBe(
+			'n8n: unnamed workflow – Booking Service Trigger – workflow wf42, 2026-03-02T09:15Z',
+		);
 	});
 
 	it('stays within the service’s 200 characters, shortening the workflow name', () => {
-		const description = subscriptionDescription('x'.repeat(500), node, true);
+		const description = subscriptionDescription({ id: 'wf42', name: 'x'.repeat(500) }, node, true, at);
 		expect(description).toHaveLength(200);
 		expect(description.startsWith('n8n: xxx')).toBe(true);
-		expect(description.endsWith('x… – Booking Service Trigger (test URL)')).toBe(true);
+		expect(description.endsWith('x… – Booking Service Trigger (test URL) – workflow wf42, 2026-03-02T09:15Z')).toBe(true);
 	});
 });
 
