@@ -225,7 +225,9 @@ async function post(url: string, headers: string[] | Record<string, string>, bod
 describe('Booking Service Trigger in n8n', () => {
 	it('publishing subscribes the Production URL once; unpublishing deletes the subscription', async () => {
 		const workflow = await activeTriggerWorkflow('trigger e2e: lifecycle');
+		// GET /me: the account the subscription lives in, so a later credential change can be judged.
 		expect(simulator.control.requests().map(({ method, route, status }) => ({ method, route, status }))).toEqual([
+			{ method: 'GET', route: '/me', status: 200 },
 			{ method: 'POST', route: '/webhooks', status: 201 },
 		]);
 
@@ -233,6 +235,7 @@ describe('Booking Service Trigger in n8n', () => {
 
 		expect(simulator.control.webhooks()).toEqual([]);
 		expect(simulator.control.requests().map(({ method, path, status }) => ({ method, path, status }))).toEqual([
+			{ method: 'GET', path: '/v1/me', status: 200 },
 			{ method: 'POST', path: '/v1/webhooks', status: 201 },
 			{ method: 'DELETE', path: `/v1/webhooks/${workflow.subscriptionId}`, status: 204 },
 		]);
@@ -354,7 +357,8 @@ describe('Booking Service Trigger in n8n', () => {
 		expect(
 			calls.filter((call) => call.method === 'DELETE' && call.route === '/webhooks/{id}' && call.status === 204),
 		).toHaveLength(CYCLES);
-		expect(calls).toHaveLength(2 * CYCLES);
+		expect(calls.filter((call) => call.route === '/me' && call.status === 200)).toHaveLength(CYCLES);
+		expect(calls).toHaveLength(3 * CYCLES);
 		expect(simulator.control.webhooks()).toEqual([]);
 		await executionsOf(workflow.id, 0);
 	});
