@@ -16,7 +16,7 @@
  * production `webhook()` changed, so there the in-memory record below is what drops duplicates; see the node.)
  */
 
-import { setAsNewest } from './setAsNewest';
+import { setAsNewest } from '../shared/setAsNewest';
 
 export type SeenEvent = readonly [eventId: string, firstSeenAtMs: number];
 /** Oldest first. */

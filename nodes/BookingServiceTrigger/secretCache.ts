@@ -12,7 +12,7 @@
  * other than to the caller that asks with the sealed value.
  */
 import type { SecretBinding } from './secretBox';
-import { setAsNewest } from './setAsNewest';
+import { setAsNewest } from '../shared/setAsNewest';
 
 /** How long a sealed secret that would not open is not tried again: a fixed credential is picked up after this. */
 export const UNREADABLE_RETRY_MS = 60_000;

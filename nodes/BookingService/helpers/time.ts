@@ -3,6 +3,8 @@
  * IANA zone. All instants are epoch milliseconds; all wall-clock values are read or written in a named IANA zone.
  */
 
+import { setAsNewest } from '../../shared/setAsNewest';
+
 const DAY_MS = 86_400_000;
 
 const ISO_WITH_OPTIONAL_TIME =
@@ -17,13 +19,6 @@ const MAX_SPELLINGS = 2_000;
 const MAX_FORMATTERS = 1_000;
 const canonicalBySpelling = new Map<string, string | null>();
 const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Map insertion order is age order: drop the oldest entry once a cache is full. */
-function remember<V>(cache: Map<string, V>, limit: number, key: string, value: V): V {
-	if (cache.size >= limit) cache.delete(cache.keys().next().value as string);
-	cache.set(key, value);
-	return value;
-}
 
 function newFormatter(timeZone: string): Intl.DateTimeFormat {
 	return new Intl.DateTimeFormat('en-US', {
@@ -53,13 +48,19 @@ export function canonicalTimeZone(text: string): string | undefined {
 			canonical = null;
 		}
 	}
-	return remember(canonicalBySpelling, MAX_SPELLINGS, text, canonical) ?? undefined;
+	setAsNewest(canonicalBySpelling, text, canonical, MAX_SPELLINGS);
+	return canonical ?? undefined;
 }
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
 	const canonical = canonicalTimeZone(timeZone);
 	if (canonical === undefined) throw new RangeError(`Invalid time zone: ${timeZone}`);
-	return formatters.get(canonical) ?? remember(formatters, MAX_FORMATTERS, canonical, newFormatter(canonical));
+	let formatter = formatters.get(canonical);
+	if (formatter === undefined) {
+		formatter = newFormatter(canonical);
+		setAsNewest(formatters, canonical, formatter, MAX_FORMATTERS);
+	}
+	return formatter;
 }
 
 /** How many entries the caches hold now; for the test that proves they stay bounded. */
