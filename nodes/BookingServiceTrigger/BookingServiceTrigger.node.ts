@@ -9,10 +9,14 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
-import { bookingEventOptions, nameLanguageOption } from '../shared/descriptions';
+import {
+	bookingEventOptions,
+	eventTypesFilterOption,
+	nameLanguageOption,
+	readEventTypesFilter,
+} from '../shared/descriptions';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
 import { searchEventTypes } from '../BookingService/methods/listSearch';
-import { eventTypeLocator } from '../BookingService/actions/common.descriptions';
 import { checkAndRemember, InMemorySeenEvents, toSeenEventIds } from './dedupe';
 import { parseDeliveryEnvelope, toTriggerItem } from './delivery';
 import { bindingOf, ownerOf, subscribe, subscriptionExists, unsubscribe } from './lifecycle';
@@ -189,29 +193,7 @@ export class BookingServiceTrigger implements INodeType {
 							'Whether to add the whole delivery body (ID, type, createdAt, apiVersion and data) under "envelope"',
 					},
 					nameLanguageOption,
-					{
-						displayName: 'Event Types',
-						name: 'eventTypes',
-						type: 'fixedCollection',
-						typeOptions: { multipleValues: true },
-						placeholder: 'Add event type',
-						default: {},
-						description:
-							'Only bookings of these event types start the workflow; deliveries for others are acknowledged without a run. None: every event type.',
-						options: [
-							{
-								displayName: 'Event Type',
-								name: 'eventType',
-								values: [
-									{
-										...eventTypeLocator,
-										required: false,
-										description: 'An event type whose bookings start the workflow',
-									},
-								],
-							},
-						],
-					},
+					eventTypesFilterOption,
 				],
 			},
 		],
@@ -281,9 +263,9 @@ function acceptDelivery(
 	const options = context.getNodeParameter('options', {}) as {
 		includeEnvelope?: boolean;
 		nameLanguage?: NameLanguage;
-		eventTypes?: { eventType?: Array<{ eventType?: unknown }> };
+		eventTypes?: unknown;
 	};
-	const wantedEventTypes = eventTypeFilter(options.eventTypes);
+	const wantedEventTypes = readEventTypesFilter(options.eventTypes);
 	const eventTypeId = (envelope.data.booking.eventType as { id?: unknown } | undefined)?.id;
 	if (wantedEventTypes.length > 0 && !wantedEventTypes.includes(String(eventTypeId))) {
 		return acknowledgeWithoutRun(`event type ${String(eventTypeId)} is not in the Event Type filter`);
@@ -301,16 +283,4 @@ function acceptDelivery(
 	const booking = localizeBooking(envelope.data.booking as Booking, options.nameLanguage ?? 'service');
 	const item = toTriggerItem({ ...envelope, data: { ...envelope.data, booking } }, options.includeEnvelope ?? false);
 	return { workflowData: [context.helpers.returnJsonArray(item)] };
-}
-
-/** The event type IDs of the Event Type filter (resource locators, or plain IDs from expressions). */
-function eventTypeFilter(collection: { eventType?: Array<{ eventType?: unknown }> } | undefined): string[] {
-	const ids: string[] = [];
-	for (const entry of collection?.eventType ?? []) {
-		const locator = entry.eventType;
-		const value = typeof locator === 'object' && locator !== null ? (locator as { value?: unknown }).value : locator;
-		const id = typeof value === 'string' ? value.trim() : '';
-		if (id !== '') ids.push(id);
-	}
-	return ids;
 }

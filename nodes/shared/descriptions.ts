@@ -1,7 +1,48 @@
-/** Parameter descriptions both nodes show, written once so the action node and the trigger offer the same choice. */
+/** Parameter descriptions several nodes show, written once so every node offers the same choice. */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { ALL_EVENTS } from './booking';
+import { RESOURCE_ID_PATTERN } from './resourceId';
+
+const RESOURCE_ID_HINT =
+	'An ID is 24 lowercase hexadecimal characters, e.g. 65f1c0ffee0123456789abcd';
+
+/** By ID accepts exactly the contract's id pattern, so a typo is flagged in the panel before anything runs. */
+export const byIdMode = {
+	displayName: 'By ID',
+	name: 'id',
+	type: 'string' as const,
+	placeholder: 'e.g. 65f1c0ffee0123456789abcd',
+	validation: [
+		{
+			type: 'regex' as const,
+			properties: { regex: RESOURCE_ID_PATTERN.source, errorMessage: RESOURCE_ID_HINT },
+		},
+	],
+};
+
+export const eventTypeLocator: INodeProperties = {
+	displayName: 'Event Type',
+	name: 'eventType',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description:
+		'The event type (what people book). Pick an active one from the list, or give its ID.',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select an event type…',
+			typeOptions: {
+				searchListMethod: 'searchEventTypes',
+				searchable: true,
+			},
+		},
+		byIdMode,
+	],
+};
 
 /** The choices of an events selection (a trigger's, or a webhook subscription's), sorted by name as n8n wants. */
 export const bookingEventOptions: INodePropertyOptions[] = [
@@ -48,3 +89,41 @@ export const nameLanguageOption: INodeProperties = {
 		{ name: 'Japanese', value: 'ja' },
 	],
 };
+
+/** Options entry of both triggers: only bookings of these event types start the workflow. */
+export const eventTypesFilterOption: INodeProperties = {
+	displayName: 'Event Types',
+	name: 'eventTypes',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true },
+	placeholder: 'Add event type',
+	default: {},
+	description:
+		'Only bookings of these event types start the workflow; others are skipped without a run. None: every event type.',
+	options: [
+		{
+			displayName: 'Event Type',
+			name: 'eventType',
+			values: [
+				{
+					...eventTypeLocator,
+					required: false,
+					description: 'An event type whose bookings start the workflow',
+				},
+			],
+		},
+	],
+};
+
+/** The event type IDs of an Event Types option (resource locators, or plain IDs from expressions). */
+export function readEventTypesFilter(collection: unknown): string[] {
+	const entries = (collection as { eventType?: unknown } | undefined)?.eventType;
+	const ids: string[] = [];
+	for (const entry of Array.isArray(entries) ? entries : []) {
+		const locator = (entry as { eventType?: unknown } | null)?.eventType;
+		const value = typeof locator === 'object' && locator !== null ? (locator as { value?: unknown }).value : locator;
+		const id = typeof value === 'string' ? value.trim() : '';
+		if (id !== '') ids.push(id);
+	}
+	return ids;
+}

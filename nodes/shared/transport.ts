@@ -7,7 +7,7 @@
  *
  *   bookingServiceApiRequest.call(ctx, { method, path, qs?, body?, headers?, timeoutMs?, scope? }, itemIndex?)
  *     → Promise<T>: the parsed JSON body of a 2xx answer (`undefined` when the body is empty).
- *     `ctx` is any of IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions.
+ *     `ctx` is any of IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IPollFunctions | IWebhookFunctions.
  *     `path` is relative to the credential's base URL and starts with `/` (e.g. `/webhooks/${id}`); ids in it
  *     must already be validated. `scope` only improves the 403 message when the service does not name one.
  *     Sends JSON, authenticates through the `bookingServiceApi` credential, retries 429 (Retry-After or bounded
@@ -41,6 +41,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	IPollFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
@@ -56,6 +57,7 @@ export type BookingServiceContext =
 	| IExecuteFunctions
 	| ILoadOptionsFunctions
 	| IHookFunctions
+	| IPollFunctions
 	| IWebhookFunctions;
 
 /** The scopes a key can hold (contract: Authentication). */

@@ -9,7 +9,9 @@ import type { DeliveryLogEntry, DeliveryMode } from './deliveries.ts';
 import { ApiError, errorEnvelope } from './errors.ts';
 import {
 	cancelBooking,
+	completeBooking,
 	createBooking,
+	editBookingNotes,
 	markNoShow,
 	rescheduleBooking,
 	settlePayment,
@@ -153,6 +155,18 @@ export class SimulatorControl {
 	/** The host marks a booking as a no-show: booking.no_show. */
 	noShow(id: string): Booking {
 		return this.#resource(markNoShow(this.#sim, this.#booking(id)));
+	}
+
+	/** The booking took place: completed (no event; only a polling client sees it). */
+	complete(id: string): Booking {
+		return this.#resource(completeBooking(this.#sim, this.#booking(id)));
+	}
+
+	/** The host edits the booking's notes in the app: a change with no event (only a polling client sees it). */
+	editNotes(id: string, request: { notes: string | null }): Booking {
+		if (request.notes !== null && typeof request.notes !== 'string')
+			throw new ControlError(400, 'validation_failed', 'notes must be a string or null');
+		return this.#resource(editBookingNotes(this.#sim, this.#booking(id), request.notes));
 	}
 
 	/**
@@ -448,6 +462,8 @@ const CONTROL_ROUTES: Array<[method: string, path: string, handler: ControlHandl
 		(control, [id], body) => control.reschedule(id, fields(body)),
 	],
 	['POST', '/bookings/:id/no-show', (control, [id]) => control.noShow(id)],
+	['POST', '/bookings/:id/complete', (control, [id]) => control.complete(id)],
+	['POST', '/bookings/:id/notes', (control, [id], body) => control.editNotes(id, fields(body))],
 	['POST', '/bookings/:id/payment', (control, [id], body) => control.payment(id, fields(body))],
 	['POST', '/bookings/:id/cancel', (control, [id], body) => control.cancel(id, fields(body))],
 	['GET', '/event-types', (control) => ({ items: control.eventTypes() })],

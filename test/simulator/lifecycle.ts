@@ -193,6 +193,24 @@ export function markNoShow(sim: Simulation, booking: BookingRecord): BookingReco
 	return booking;
 }
 
+// not shown in the contract: how a booking becomes completed (the contract shows no event for it). The simulator
+// lets the control interface complete a confirmed booking, and lets the host edit its notes (a change with no event),
+// so a polling client can be shown every kind of change.
+export function completeBooking(sim: Simulation, booking: BookingRecord): BookingRecord {
+	if (booking.status !== 'confirmed') {
+		throw new ApiError('booking_state_changed', `A ${booking.status} booking cannot be completed.`);
+	}
+	booking.status = 'completed';
+	booking.updatedAtMs = sim.clock.now();
+	return booking;
+}
+
+export function editBookingNotes(sim: Simulation, booking: BookingRecord, notes: string | null): BookingRecord {
+	booking.bookerNotes = notes;
+	booking.updatedAtMs = sim.clock.now();
+	return booking;
+}
+
 function sendEmail(
 	sim: Simulation,
 	booking: BookingRecord,

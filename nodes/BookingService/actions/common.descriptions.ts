@@ -4,48 +4,9 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { RESOURCE_ID_PATTERN } from '../../shared/resourceId';
+import { byIdMode } from '../../shared/descriptions';
 import { DEFAULT_TIMEOUT_MS } from '../../shared/transport';
 
-const RESOURCE_ID_HINT =
-	'An ID is 24 lowercase hexadecimal characters, e.g. 65f1c0ffee0123456789abcd';
-
-/** By ID accepts exactly the contract's id pattern, so a typo is flagged in the panel before anything runs. */
-const byIdMode = {
-	displayName: 'By ID',
-	name: 'id',
-	type: 'string' as const,
-	placeholder: 'e.g. 65f1c0ffee0123456789abcd',
-	validation: [
-		{
-			type: 'regex' as const,
-			properties: { regex: RESOURCE_ID_PATTERN.source, errorMessage: RESOURCE_ID_HINT },
-		},
-	],
-};
-
-export const eventTypeLocator: INodeProperties = {
-	displayName: 'Event Type',
-	name: 'eventType',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description:
-		'The event type (what people book). Pick an active one from the list, or give its ID.',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select an event type…',
-			typeOptions: {
-				searchListMethod: 'searchEventTypes',
-				searchable: true,
-			},
-		},
-		byIdMode,
-	],
-};
 
 /** Read with ItemParameters.requiredResourceLocatorId, which also takes a plain ID string from older workflows. */
 export const bookingLocator: INodeProperties = {

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Booking } from '../../../shared/booking';
-import { nameLanguageOption } from '../../../shared/descriptions';
+import { eventTypeLocator, nameLanguageOption } from '../../../shared/descriptions';
 import { bookingServiceApiRequest } from '../../../shared/transport';
 import { presentBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
@@ -11,7 +11,6 @@ import { deriveIdempotencyKey, idempotencyKeyFromUserValue } from '../../helpers
 import { ItemParameters } from '../../helpers/validation';
 import {
 	additionalFieldsCollection,
-	eventTypeLocator,
 	optionsCollection,
 	simplifyField,
 	timeoutOption,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Booking } from '../../../shared/booking';
-import { nameLanguageOption } from '../../../shared/descriptions';
+import { eventTypeLocator, nameLanguageOption } from '../../../shared/descriptions';
 import { iterateListItems, listAllPages } from '../../../shared/paging';
 import type { ListAllPagesOptions } from '../../../shared/paging';
 import { presentBooking } from '../../helpers/bookingOutput';
@@ -10,7 +10,6 @@ import type { BookingOutput } from '../../helpers/bookingOutput';
 import { mergeSorted } from '../../helpers/mergeSorted';
 import { ItemParameters } from '../../helpers/validation';
 import {
-	eventTypeLocator,
 	limitField,
 	optionsCollection,
 	returnAllField,

@@ -10,9 +10,9 @@ import {
 	splitIntoWindows,
 	startOfDay,
 } from '../../helpers/time';
+import { eventTypeLocator } from '../../../shared/descriptions';
 import { ItemParameters } from '../../helpers/validation';
 import {
-	eventTypeLocator,
 	optionsCollection,
 	timeoutOption,
 	timeZoneNotice,

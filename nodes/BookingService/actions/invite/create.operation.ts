@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { bookingServiceApiRequest } from '../../../shared/transport';
+import { eventTypeLocator } from '../../../shared/descriptions';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	additionalFieldsCollection,
-	eventTypeLocator,
 	optionsCollection,
 	timeoutOption,
 } from '../common.descriptions';

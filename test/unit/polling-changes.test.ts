@@ -1,0 +1,175 @@
+/**
+ * The polling trigger's change detection as plain data: every transition, equal timestamps, the overlap, bookings
+ * listed out of order or twice, many pages at once, the bounds, and a restart after quiet and after emitting polls.
+ */
+import { describe, expect, it } from 'vitest';
+
+import {
+	bounded,
+	detectChanges,
+	emptyState,
+	MAX_SNAPSHOTS,
+	OVERLAP_MS,
+	updatedSinceFor,
+} from '../../nodes/BookingServicePollingTrigger/changes.ts';
+import type { ListedBooking, PollState } from '../../nodes/BookingServicePollingTrigger/changes.ts';
+
+const T0 = Date.parse('2026-03-02T09:00:00Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
+const id = (n: number) => n.toString(16).padStart(24, '0');
+
+function booking(n: number, updatedSecond: number, extra: Partial<ListedBooking> = {}): ListedBooking {
+	return {
+		id: id(n),
+		status: 'confirmed',
+		start: '2026-04-01T10:00:00.000Z',
+		end: '2026-04-01T10:30:00.000Z',
+		createdAt: at(updatedSecond),
+		updatedAt: at(updatedSecond),
+		...extra,
+	};
+}
+
+/** A trigger that started watching at T0 with nothing seen yet. */
+const started = (): PollState => emptyState(at(0), at(0));
+
+const types = (result: ReturnType<typeof detectChanges>) => result.events.map((event) => event.eventType);
+
+describe('transitions', () => {
+	it('a confirmed booking made after the trigger started is created; later changes are told apart', () => {
+		let state = started();
+		const first = detectChanges(state, [booking(1, 10)]);
+		expect(types(first)).toEqual(['booking.created']);
+		state = first.state;
+
+		const moved = detectChanges(state, [
+			booking(1, 20, { createdAt: at(10), start: '2026-04-02T10:00:00.000Z', end: '2026-04-02T10:30:00.000Z' }),
+		]);
+		expect(moved.events).toEqual([
+			expect.objectContaining({
+				eventType: 'booking.rescheduled',
+				previous: { start: '2026-04-01T10:00:00.000Z', end: '2026-04-01T10:30:00.000Z' },
+			}),
+		]);
+		state = moved.state;
+
+		const noted = detectChanges(state, [booking(1, 30, { createdAt: at(10), start: '2026-04-02T10:00:00.000Z', end: '2026-04-02T10:30:00.000Z' })]);
+		expect(types(noted)).toEqual(['booking.updated']);
+		expect(noted.events[0]).not.toHaveProperty('previous');
+	});
+
+	it.each([
+		['cancelled', 'booking.cancelled'],
+		['no_show', 'booking.no_show'],
+		['completed', 'booking.completed'],
+	])('status → %s is %s, seen before or not', (status, expected) => {
+		const seen = detectChanges(started(), [booking(1, 10)]).state;
+		expect(types(detectChanges(seen, [booking(1, 20, { status, createdAt: at(10) })]))).toEqual([expected]);
+		expect(types(detectChanges(started(), [booking(2, 20, { status, createdAt: at(-999) })]))).toEqual([expected]);
+	});
+
+	it('awaiting payment → confirmed is created (paid event types), with the in-flight booking remembered at start', () => {
+		const state = started();
+		state.snapshots[id(1)] = ['awaiting_payment', '2026-04-01T10:00:00.000Z', '2026-04-01T10:30:00.000Z', at(-500)];
+		expect(types(detectChanges(state, [booking(1, 10, { createdAt: at(-500) })]))).toEqual(['booking.created']);
+	});
+
+	it('never seen, made before the trigger started: updated — never a reschedule with an invented previous time', () => {
+		const result = detectChanges(started(), [booking(1, 10, { createdAt: at(-86_400) })]);
+		expect(types(result)).toEqual(['booking.updated']);
+		expect(result.events[0]).not.toHaveProperty('previous');
+	});
+
+	it('made and cancelled between two polls: one cancelled event (the state the listing shows)', () => {
+		expect(types(detectChanges(started(), [booking(1, 10, { status: 'cancelled' })]))).toEqual(['booking.cancelled']);
+	});
+});
+
+describe('each change once', () => {
+	it('the overlap: the next poll sees the same change again and skips it', () => {
+		const first = detectChanges(started(), [booking(1, 10), booking(2, 20)]);
+		expect(first.events).toHaveLength(2);
+		expect(updatedSinceFor(first.state)).toBe(new Date(Date.parse(at(20)) - OVERLAP_MS).toISOString());
+
+		const again = detectChanges(first.state, [booking(2, 20), booking(1, 10)]);
+		expect(again.events).toEqual([]);
+	});
+
+	it('equal timestamps: two bookings changed in the same millisecond are both reported, once each', () => {
+		const first = detectChanges(started(), [booking(1, 10), booking(2, 10)]);
+		expect(first.events.map((event) => event.booking.id)).toEqual([id(1), id(2)]);
+		const late = detectChanges(first.state, [booking(1, 10), booking(2, 10), booking(3, 10)]);
+		expect(late.events.map((event) => event.booking.id)).toEqual([id(3)]); // committed late, same timestamp
+	});
+
+	it('out of order and repeated in one listing: oldest change first, each once', () => {
+		const result = detectChanges(started(), [booking(3, 30), booking(1, 10), booking(3, 30), booking(2, 20)]);
+		expect(result.events.map((event) => event.booking.id)).toEqual([id(1), id(2), id(3)]);
+		expect(result.state.cursor).toBe(at(30));
+	});
+
+	it('an older state of a booking than the one already seen is ignored', () => {
+		const seen = detectChanges(started(), [booking(1, 50)]).state;
+		expect(detectChanges(seen, [booking(1, 40)]).events).toEqual([]);
+	});
+
+	it('event ids are stable: the same change gives the same id on every poll and after a restart', () => {
+		const a = detectChanges(started(), [booking(1, 10)]).events[0].eventId;
+		const b = detectChanges(started(), [booking(1, 10)]).events[0].eventId;
+		expect(a).toBe(b);
+		expect(a).toMatch(/^evt_poll_[0-9a-f]{24}$/);
+	});
+
+	it('a backlog of many pages (10,000 changes) is reported completely, in order, each once', () => {
+		const backlog = Array.from({ length: 10_000 }, (_, index) => booking(index + 1, index + 1));
+		const result = detectChanges(started(), backlog.reverse());
+		expect(result.events).toHaveLength(10_000);
+		expect(new Set(result.events.map((event) => event.eventId)).size).toBe(10_000);
+		expect(result.events[0].booking.id).toBe(id(1));
+		expect(result.state.cursor).toBe(at(10_000));
+	});
+});
+
+describe('restarts (n8n saves static data only after a poll that emitted)', () => {
+	/** What n8n would have saved: the state as JSON, at the last emitting poll. */
+	const saved = (state: PollState) => JSON.parse(JSON.stringify(state)) as PollState;
+
+	it('after quiet polls: asking again from the saved position repeats nothing and loses nothing', () => {
+		const emitted = detectChanges(started(), [booking(1, 10)]);
+		const onDisk = saved(emitted.state);
+		// Quiet polls in memory: booking 1 changes in a way nobody selected (updated), booking 2 is made.
+		const quiet = detectChanges(emitted.state, [booking(1, 20, { createdAt: at(10) })]);
+		expect(types(quiet)).toEqual(['booking.updated']);
+		// Restart: the quiet poll's progress is gone; the service lists the current state since the saved cursor.
+		const afterRestart = detectChanges(onDisk, [booking(1, 20, { createdAt: at(10) }), booking(2, 30)]);
+		expect(afterRestart.events.map((event) => [event.booking.id, event.eventType])).toEqual([
+			[id(1), 'booking.updated'], // the same change, the same event id: filtered again, or deduped downstream
+			[id(2), 'booking.created'],
+		]);
+		expect(afterRestart.events[0].eventId).toBe(quiet.events[0].eventId);
+	});
+
+	it('after an emitting poll: nothing already reported is reported again', () => {
+		const emitted = detectChanges(started(), [booking(1, 10), booking(2, 20)]);
+		const afterRestart = detectChanges(saved(emitted.state), [booking(1, 10), booking(2, 20)]);
+		expect(afterRestart.events).toEqual([]);
+	});
+});
+
+describe('bounds', () => {
+	it('keeps only changes inside the overlap, and at most MAX_SNAPSHOTS bookings (the most recently changed)', () => {
+		const many = Array.from({ length: MAX_SNAPSHOTS + 500 }, (_, index) => booking(index + 1, index * 60));
+		const { state } = detectChanges(started(), many);
+		expect(Object.keys(state.snapshots)).toHaveLength(MAX_SNAPSHOTS);
+		expect(state.snapshots[id(MAX_SNAPSHOTS + 500)]).toBeDefined();
+		expect(state.snapshots[id(1)]).toBeUndefined();
+		// One change a minute: only the last two minutes' are needed for the overlap.
+		expect(state.seen.length).toBeLessThanOrEqual(3);
+		expect(JSON.stringify(state).length).toBeLessThan(300_000);
+	});
+
+	it('bounded() is idempotent', () => {
+		const { state } = detectChanges(started(), [booking(1, 10), booking(2, 500)]);
+		expect(bounded(bounded(state))).toEqual(bounded(state));
+	});
+});
