@@ -72,10 +72,14 @@ const { BookingService } = requireDist<{ BookingService: new () => INodeType }>(
 const { BookingServiceTrigger } = requireDist<{ BookingServiceTrigger: new () => INodeType }>(
 	'nodes/BookingServiceTrigger/BookingServiceTrigger.node.js',
 );
+const { BookingServicePollingTrigger } = requireDist<{ BookingServicePollingTrigger: new () => INodeType }>(
+	'nodes/BookingServicePollingTrigger/BookingServicePollingTrigger.node.js',
+);
 
 /** The type names n8n gives the package's nodes. */
 export const ACTION_NODE_TYPE = 'n8n-nodes-booking-service.bookingService';
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-booking-service.bookingServiceTrigger';
+export const POLLING_TRIGGER_NODE_TYPE = 'n8n-nodes-booking-service.bookingServicePollingTrigger';
 const MINIMAL_PAGER_NODE_TYPE = 'bench.minimalPager';
 const CREDENTIAL_TYPE = 'bookingServiceApi';
 const CREDENTIAL_REFERENCE = { id: 'bench-credential', name: 'Booking Service account' };
@@ -127,6 +131,7 @@ function createNodeTypes(): INodeTypes {
 	const types: Record<string, INodeType> = {
 		[ACTION_NODE_TYPE]: new BookingService(),
 		[TRIGGER_NODE_TYPE]: new BookingServiceTrigger(),
+		[POLLING_TRIGGER_NODE_TYPE]: new BookingServicePollingTrigger(),
 		[MINIMAL_PAGER_NODE_TYPE]: new MinimalPager(),
 	};
 	const lookUp = (name: string) => {
@@ -403,4 +408,36 @@ export async function activateTrigger(
 			await hook('delete');
 		},
 	};
+}
+
+/**
+ * One scheduled poll of the polling trigger (production mode, through n8n-core's PollContext) from the given static
+ * data; resolves with the items it emitted ([] for none) and the static data afterwards.
+ */
+export async function runPoll(
+	staticData: IDataObject,
+	credential: BookingServiceCredential,
+): Promise<{ items: INodeExecutionData[]; staticData: IDataObject }> {
+	const node: INode = {
+		id: 'bench-poller',
+		name: 'Booking Service Polling Trigger',
+		type: POLLING_TRIGGER_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { events: ['*'], options: {} } as INodeParameters,
+		credentials: { [CREDENTIAL_TYPE]: CREDENTIAL_REFERENCE },
+	};
+	const workflow = new Workflow({
+		id: 'bench-polling',
+		name: 'Bench polling',
+		nodes: [node],
+		connections: {},
+		active: true,
+		nodeTypes,
+		staticData: structuredClone(staticData),
+	});
+	const context = new core.PollContext(workflow, node, createAdditionalData(credential), 'trigger', 'activate');
+	const nodeType = nodeTypes.getByNameAndVersion(POLLING_TRIGGER_NODE_TYPE, 1);
+	const result = await nodeType.poll!.call(context);
+	return { items: result?.[0] ?? [], staticData: workflow.staticData };
 }

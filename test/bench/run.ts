@@ -3,7 +3,7 @@
  * against what users would use instead, as ratios measured side by side in one run, and writes a short report
  * (Markdown table + JSON) to .bench/ (git-ignored). See test/bench/README.md.
  *
- *   node test/bench/run.ts [--only=return-all,http-request,verify,deliveries,package] [--quick] [--profile]
+ *   node test/bench/run.ts [--only=return-all,http-request,verify,deliveries,package,polling] [--quick] [--profile]
  *                          [--dist=<folder inside the repository>] [--n8n-env=NAME=value …]
  *
  * No figure is asserted: the exit status is 1 only when a section failed or a correctness check (item counts,
@@ -20,6 +20,7 @@ import { describeMachine } from './machine.ts';
 import type { N8nBench } from './n8n.ts';
 import { startN8nBench } from './n8n.ts';
 import { packageSection } from './package-cost.ts';
+import { pollingSection } from './polling.ts';
 import type { SimulatorProcess } from './processes.ts';
 import { killChildren, progress, REPO_ROOT, REPORT_DIR, startSimulatorProcess } from './processes.ts';
 import { renderProfileSummary, summarizeProfile } from './profile-summary.ts';
@@ -28,8 +29,15 @@ import { renderMarkdown, writeReport } from './report.ts';
 import { returnAllSection } from './return-all.ts';
 import { verifySection } from './verify.ts';
 
-/** In the order: 1 Return All, 2 HTTP Request node, 3 verification, 4 deliveries through n8n, 5 package. */
-const SECTIONS: Section[] = [returnAllSection, httpRequestSection, verifySection, deliveriesSection, packageSection];
+/** 1 Return All, 2 HTTP Request node, 3 verification, 4 deliveries through n8n, 5 package, 6 polling trigger. */
+const SECTIONS: Section[] = [
+	returnAllSection,
+	httpRequestSection,
+	verifySection,
+	deliveriesSection,
+	packageSection,
+	pollingSection,
+];
 /** Past this, sections start no new measured runs (each reports what it has); a cold n8n install comes on top. */
 const TIME_BUDGET_MS = 10 * 60_000;
 

@@ -82,6 +82,7 @@ describe('example workflows', () => {
 	it('each file imports through the public API', async () => {
 		const examples = readExamples();
 		expect(examples.map((entry) => entry.file)).toEqual([
+			'booking-events-on-a-laptop-to-slack.json',
 			'form-to-booking-invite.json',
 			'new-booking-to-slack.json',
 			'nightly-bookings-to-google-sheets.json',
@@ -150,43 +151,37 @@ describe('example workflows', () => {
 		});
 	});
 
-	it('the nightly example fetches the bookings updated since its last run, and remembers the run', async () => {
+	it('the nightly example turns each changed booking into one row, keyed on the booking id', async () => {
 		const nightly = example('nightly-bookings-to-google-sheets.json');
-		// Run it from a webhook instead of the schedule, and without the Google Sheets account.
-		const trigger = nightly.nodes.find((node) => node.type === 'n8n-nodes-base.scheduleTrigger');
 		const sheets = nightly.nodes.find((node) => node.type === 'n8n-nodes-base.googleSheets');
-		const path = `nightly-${Date.now()}`;
-		nightly.nodes = nightly.nodes.map((node) => {
-			if (node === trigger) {
-				return {
-					...node,
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2.1,
-					webhookId: crypto.randomUUID(),
-					parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-				};
-			}
-			return node === sheets ? { ...node, disabled: true } : node;
-		});
 		const { ids } = simulator.control.generateBookings({ count: 3, eventTypeId: context.eventType.id });
+		// Without the Google account, and with a first sync from the past: the activation poll reports at once.
+		nightly.nodes = nightly.nodes.map((node) => {
+			if (node === sheets) return { ...node, disabled: true };
+			if (node.type !== 'n8n-nodes-booking-service.bookingServicePollingTrigger') return node;
+			return { ...node, parameters: { ...node.parameters, options: { startFrom: '2000-01-01T00:00:00Z' } } };
+		});
 
 		await withPublished([nightly], async ([id]) => {
-			const run = async () => {
-				const before = (await client.listExecutions(id)).length;
-				const response = await fetch(`${client.webhookUrl}webhook/${path}`, { method: 'POST' });
-				expect(response.status).toBe(200);
-				const [newest] = await client.waitForExecutions(id, before + 1, 30_000);
-				return newest;
-			};
-			const first = await run();
-			const fetched = outputOf(first, 'Bookings updated since then').map((booking) => booking.id);
-			expect(fetched).toEqual(expect.arrayContaining(ids));
-			const [remembered] = outputOf(first, 'Remember this run');
-			expect(remembered.lastRunStartedAt).toBe(outputOf(first, 'Since the last run')[0].runStartedAt);
-
-			// The second run asks from where the first one started.
-			const second = await run();
-			expect(outputOf(second, 'Since the last run')[0].updatedSince).toBe(remembered.lastRunStartedAt);
+			const [run] = await client.waitForExecutions(id, 1, 30_000);
+			const rows = outputOf(run, 'Row for the sheet');
+			expect(rows.map((row) => row.id)).toEqual(expect.arrayContaining(ids));
+			expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length); // one row per booking
+			expect(rows[0]).toEqual({
+				id: expect.any(String),
+				status: expect.any(String),
+				lastEvent: expect.stringMatching(/^booking\./),
+				eventType: expect.any(String),
+				start: expect.stringMatching(/Z$/),
+				end: expect.stringMatching(/Z$/),
+				bookerName: expect.any(String),
+				bookerEmail: expect.stringContaining('@'),
+				updatedAt: expect.stringMatching(/Z$/),
+			});
+			expect(sheets?.parameters).toMatchObject({
+				operation: 'appendOrUpdate',
+				columns: { matchingColumns: ['id'] },
+			});
 		});
 	});
 });

@@ -185,7 +185,9 @@ export async function login(baseUrl: string, owner: Owner): Promise<string> {
 export async function createApiKey(baseUrl: string, cookie: string): Promise<string> {
 	const rest = restClient(baseUrl, cookie);
 	const scopes = await rest<string[]>('GET', '/api-keys/scopes');
-	const key = await rest<{ rawApiKey: string }>('POST', '/api-keys', { label: 'tests', scopes, expiresAt: null });
+	// A label of its own per start: a restart on the same user folder (same database) must not collide.
+	const label = `tests ${new Date().toISOString()} ${Math.random().toString(16).slice(2, 8)}`;
+	const key = await rest<{ rawApiKey: string }>('POST', '/api-keys', { label, scopes, expiresAt: null });
 	return key.rawApiKey;
 }
 

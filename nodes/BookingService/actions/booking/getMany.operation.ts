@@ -155,7 +155,13 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	return {
 		filters,
 		statuses: parameters.listOf('filters.status', 'Status', STATUSES),
-		sort: parameters.oneOf('sort.order', 'Sort', SORTS, '-createdAt'),
+		// Workflows made before Sort became its own collection keep it under Options.
+		sort: parameters.oneOf(
+			parameters.raw('sort.order') === null ? 'options.sort' : 'sort.order',
+			'Sort',
+			SORTS,
+			'-createdAt',
+		),
 		limit: readLimit(parameters),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),
