@@ -99,7 +99,9 @@ async function startingState(context: IPollFunctions, startFrom: unknown) {
 		const [newest] = await listBookings(context, { sort: '-updatedAt' }, 1);
 		// An account without bookings: everything that appears from now on is new.
 		state = newest === undefined ? emptyState(null, new Date(0).toISOString()) : emptyState(newest.updatedAt, newest.updatedAt);
-		if (newest !== undefined) state.seen = [`${newest.id}@${newest.updatedAt}`];
+		if (newest !== undefined) {
+			state.snapshots[newest.id] = [newest.status, newest.start, newest.end, newest.updatedAt];
+		}
 	}
 	for (const booking of inFlight) {
 		state.snapshots[booking.id] = [booking.status, booking.start, booking.end, booking.updatedAt];

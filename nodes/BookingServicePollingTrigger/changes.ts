@@ -5,11 +5,12 @@
  * How it stays exact without trusting any clock but the service's:
  * - The cursor is the newest `updatedAt` the service has shown. Each poll asks from the cursor minus OVERLAP_MS, so
  *   a change committed a little late, or an `updatedSince` that turns out to be exclusive, is still seen.
- * - Changes already handled inside that overlap are recognised by (booking id, updatedAt) and skipped.
- * - The last state seen of each booking (a snapshot: status, start, end) tells which change it was: a status moving
- *   to confirmed, cancelled, no-show or completed, or start/end moving (a reschedule, with the previous times).
- *   Snapshots are kept for the MAX_SNAPSHOTS bookings changed last; a booking without one is judged by what it shows
- *   (see classify).
+ * - The last state seen of each booking (a snapshot: status, start, end, updatedAt) recognises a change already
+ *   handled — (booking id, updatedAt) seen before — and tells which change a new one is: a status moving to
+ *   confirmed, cancelled, no-show or completed, or start/end moving (a reschedule, with the previous times).
+ * - Snapshots of changes inside the overlap are always kept (up to MAX_IN_OVERLAP, far beyond any real burst), so
+ *   the overlap never reports a change twice; older ones only for the MAX_SNAPSHOTS bookings changed last. A booking
+ *   without a snapshot is judged by what it shows (see classify).
  */
 import { createHash } from 'crypto';
 
@@ -26,10 +27,10 @@ export type PolledEvent = (typeof POLLED_EVENTS)[number];
 
 /** How far each poll reaches back before the cursor. */
 export const OVERLAP_MS = 2 * 60_000;
-/** Bookings whose last state is remembered; the oldest-changed are forgotten first. */
+/** Bookings changed before the overlap whose last state is remembered; the oldest-changed are forgotten first. */
 export const MAX_SNAPSHOTS = 2_000;
-/** Changes remembered inside the overlap; beyond this many in two minutes the oldest may be reported again. */
-export const MAX_SEEN_IN_OVERLAP = 5_000;
+/** Bookings changed inside the overlap, all remembered; beyond this many in two minutes the oldest may repeat. */
+export const MAX_IN_OVERLAP = 50_000;
 
 /** What a poll needs of a booking; the rest is passed through untouched. */
 export interface ListedBooking {
@@ -49,9 +50,8 @@ export interface PollState {
 	cursor: string | null;
 	/** Bookings created at or after this instant (ISO, the service's time) are new to this trigger. */
 	since: string | null;
+	/** By booking id, in the order the bookings last changed (oldest first). */
 	snapshots: Record<string, Snapshot>;
-	/** `${id}@${updatedAt}` of changes handled inside the overlap. */
-	seen: string[];
 }
 
 export interface BookingEvent<B extends ListedBooking = ListedBooking> {
@@ -64,7 +64,7 @@ export interface BookingEvent<B extends ListedBooking = ListedBooking> {
 }
 
 export function emptyState(cursor: string | null, since: string | null): PollState {
-	return { cursor, since, snapshots: {}, seen: [] };
+	return { cursor, since, snapshots: {} };
 }
 
 const time = (iso: string | null | undefined): number => (iso ? Date.parse(iso) : Number.NaN);
@@ -125,7 +125,6 @@ export function detectChanges<B extends ListedBooking>(
 	state: PollState,
 	bookings: B[],
 ): { events: Array<BookingEvent<B>>; state: PollState } {
-	const seen = new Set(state.seen);
 	const snapshots = { ...state.snapshots };
 	const sinceMs = time(state.since);
 	let cursorMs = time(state.cursor);
@@ -135,10 +134,9 @@ export function detectChanges<B extends ListedBooking>(
 
 	const events: Array<BookingEvent<B>> = [];
 	for (const booking of ordered) {
-		const key = `${booking.id}@${booking.updatedAt}`;
 		const snapshot = snapshots[booking.id];
 		// Already handled (inside the overlap), or older than what this trigger already knows of the booking.
-		if (seen.has(key) || (snapshot !== undefined && time(snapshot[3]) >= time(booking.updatedAt))) continue;
+		if (snapshot !== undefined && time(snapshot[3]) >= time(booking.updatedAt)) continue;
 		const { type, previous } = classify(snapshot, booking, sinceMs);
 		events.push({
 			eventId: pollEventId(booking, type),
@@ -147,24 +145,24 @@ export function detectChanges<B extends ListedBooking>(
 			booking,
 			...(previous ? { previous } : {}),
 		});
-		seen.add(key);
-		delete snapshots[booking.id]; // re-inserted last: the most recently changed are kept longest
+		delete snapshots[booking.id]; // re-inserted last: the order of the map is the order of last change
 		snapshots[booking.id] = [booking.status, booking.start, booking.end, booking.updatedAt];
 		if (Number.isNaN(cursorMs) || time(booking.updatedAt) > cursorMs) cursorMs = time(booking.updatedAt);
 	}
 
 	const cursor = Number.isNaN(cursorMs) ? state.cursor : new Date(cursorMs).toISOString();
-	return { events, state: bounded({ ...state, cursor, snapshots, seen: [...seen] }) };
+	return { events, state: bounded({ ...state, cursor, snapshots }) };
 }
 
-/** Drops what the next polls cannot need: changes before the overlap, and the snapshots beyond the cap. */
+/**
+ * Drops what the next polls cannot need: every snapshot inside the overlap stays (up to MAX_IN_OVERLAP, the most
+ * recent), and of the older ones the MAX_SNAPSHOTS most recently changed.
+ */
 export function bounded(state: PollState): PollState {
 	const overlapStart = time(state.cursor) - OVERLAP_MS;
-	const seen = state.seen
-		.filter((key) => !(time(key.slice(key.indexOf('@') + 1)) < overlapStart))
-		.slice(-MAX_SEEN_IN_OVERLAP);
-	const ids = Object.keys(state.snapshots);
-	const snapshots: Record<string, Snapshot> = {};
-	for (const id of ids.slice(Math.max(0, ids.length - MAX_SNAPSHOTS))) snapshots[id] = state.snapshots[id];
-	return { ...state, seen, snapshots };
+	const entries = Object.entries(state.snapshots);
+	const inOverlap = entries.filter(([, snapshot]) => !(time(snapshot[3]) < overlapStart));
+	const older = entries.filter(([, snapshot]) => time(snapshot[3]) < overlapStart);
+	const kept = [...older.slice(-MAX_SNAPSHOTS), ...inOverlap.slice(-MAX_IN_OVERLAP)];
+	return { ...state, snapshots: Object.fromEntries(kept) };
 }

@@ -23,7 +23,7 @@ export function readPollState(nodeData: IDataObject, owner: Owner): PollState | 
 	const stored = nodeData.poll as Record<string, unknown> | undefined;
 	if (typeof stored !== 'object' || stored === null || stored.format !== FORMAT) return undefined;
 	if (stored.workflowId !== owner.workflowId || stored.nodeId !== owner.nodeId) return undefined;
-	const { cursor, since, snapshots, seen } = stored;
+	const { cursor, since, snapshots } = stored;
 	if (!(cursor === null || typeof cursor === 'string') || !(since === null || typeof since === 'string')) {
 		return undefined;
 	}
@@ -31,7 +31,6 @@ export function readPollState(nodeData: IDataObject, owner: Owner): PollState | 
 		cursor,
 		since,
 		snapshots: typeof snapshots === 'object' && snapshots !== null ? (snapshots as PollState['snapshots']) : {},
-		seen: Array.isArray(seen) ? seen.filter((key): key is string => typeof key === 'string') : [],
 	});
 }
 

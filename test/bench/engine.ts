@@ -434,10 +434,11 @@ export async function runPoll(
 		connections: {},
 		active: true,
 		nodeTypes,
-		staticData: structuredClone(staticData),
+		staticData: JSON.parse(JSON.stringify(staticData)) as IDataObject,
 	});
 	const context = new core.PollContext(workflow, node, createAdditionalData(credential), 'trigger', 'activate');
 	const nodeType = nodeTypes.getByNameAndVersion(POLLING_TRIGGER_NODE_TYPE, 1);
 	const result = await nodeType.poll!.call(context);
-	return { items: result?.[0] ?? [], staticData: workflow.staticData };
+	// As n8n saves it: JSON (static data is an observable proxy in memory).
+	return { items: result?.[0] ?? [], staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject };
 }

@@ -22,6 +22,7 @@ export const pollingSection: Section = {
 		progress(`polling: ${counts.warmups} warm-up + ${counts.runs} runs of each variant`);
 		const input: PollingInput = {
 			baseUrl: sim.baseUrl,
+			controlUrl: sim.controlUrl,
 			apiKey: sim.apiKeys.readOnly,
 			expectedItems: RETURN_ALL_ITEMS,
 			...counts,
@@ -55,7 +56,10 @@ export const pollingSection: Section = {
 					detail: `every backlog poll emitted exactly ${RETURN_ALL_ITEMS} items and every idle poll none (the worker stops otherwise)`,
 				},
 			],
-			notes: [`The trigger's saved state after the backlog poll: ${(result.savedStateBytes / 1024).toFixed(0)} KiB of JSON (bounded: 2,000 booking states, two minutes of changes).`],
+			notes: [
+				`The trigger's saved state after the backlog poll: ${(result.savedStateBytes / 1024).toFixed(0)} KiB of JSON. The generated backlog changed in one instant, so all 10,000 states sit inside the two-minute overlap and are kept until the position moves on; after that, at most 2,000.`,
+				'The idle poll is measured at the steady state: ten minutes after the burst, one more change has moved the position past it, and a poll with nothing new is one request. Right after a burst of more than 100 changes, polls re-read the burst (one request per 100) until the next change.',
+			],
 			data: { input: { ...input, apiKey: undefined }, ...result },
 		};
 	},

@@ -14,6 +14,8 @@ import { rotate } from './stats.ts';
 
 export interface PollingInput {
 	baseUrl: string;
+	/** The simulator's control interface: moves its clock and changes one booking for the idle-poll position. */
+	controlUrl: string;
 	apiKey: string;
 	expectedItems: number;
 	warmups: number;
@@ -43,16 +45,36 @@ const beforeEverything: IDataObject = {
 			cursor: '2000-01-01T00:00:00.000Z',
 			since: '2000-01-01T00:00:00.000Z',
 			snapshots: {},
-			seen: [],
 		},
 	},
 };
 const afterBacklog = (await runPoll(beforeEverything, credential)).staticData;
 const savedStateBytes = JSON.stringify(afterBacklog).length;
 
+/**
+ * The steady state an idle poll sees: the generated backlog all changed in one instant, so right after it every poll
+ * re-reads the whole burst inside the two-minute overlap. Ten minutes later one more change moves the position past
+ * it; from then on a poll with nothing new is one request.
+ */
+async function control(method: string, path: string, body?: unknown): Promise<unknown> {
+	const response = await fetch(`${input.controlUrl}${path}`, {
+		method,
+		headers: body === undefined ? {} : { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	if (!response.ok) throw new Error(`control ${method} ${path} answered ${response.status}`);
+	return await response.json();
+}
+await control('POST', '/clock/advance', { seconds: 600 });
+const { items: listed } = (await control('GET', '/bookings')) as { items: Array<{ id: string; status: string }> };
+await control('POST', `/bookings/${listed.find((booking) => booking.status === 'confirmed')!.id}/notes`, { notes: 'bench' });
+const steady = await runPoll(afterBacklog, credential);
+if (steady.items.length !== 1) throw new Error(`the poll after one change emitted ${steady.items.length} items`);
+const afterOneChange = steady.staticData;
+
 const jobs: Record<PollingVariant, () => Promise<unknown[]>> = {
 	backlogPoll: async () => (await runPoll(beforeEverything, credential)).items,
-	idlePoll: async () => (await runPoll(afterBacklog, credential)).items,
+	idlePoll: async () => (await runPoll(afterOneChange, credential)).items,
 	returnAll: async () => await runActionNode({ resource: 'booking', operation: 'getMany', returnAll: true }, credential),
 };
 

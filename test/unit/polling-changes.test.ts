@@ -157,15 +157,26 @@ describe('restarts (n8n saves static data only after a poll that emitted)', () =
 });
 
 describe('bounds', () => {
-	it('keeps only changes inside the overlap, and at most MAX_SNAPSHOTS bookings (the most recently changed)', () => {
+	it('keeps every booking changed inside the overlap, and of the older ones the MAX_SNAPSHOTS changed last', () => {
+		// One change a minute: only the last two or three are inside the two-minute overlap.
 		const many = Array.from({ length: MAX_SNAPSHOTS + 500 }, (_, index) => booking(index + 1, index * 60));
 		const { state } = detectChanges(started(), many);
-		expect(Object.keys(state.snapshots)).toHaveLength(MAX_SNAPSHOTS);
+		expect(Object.keys(state.snapshots).length).toBeLessThanOrEqual(MAX_SNAPSHOTS + 3);
 		expect(state.snapshots[id(MAX_SNAPSHOTS + 500)]).toBeDefined();
 		expect(state.snapshots[id(1)]).toBeUndefined();
-		// One change a minute: only the last two minutes' are needed for the overlap.
-		expect(state.seen.length).toBeLessThanOrEqual(3);
 		expect(JSON.stringify(state).length).toBeLessThan(300_000);
+	});
+
+	it('a burst larger than MAX_SNAPSHOTS inside the overlap is still reported once (the next poll repeats none)', () => {
+		const burst = Array.from({ length: 10_000 }, (_, index) => booking(index + 1, 10));
+		const first = detectChanges(started(), burst);
+		expect(first.events).toHaveLength(10_000);
+		const again = detectChanges(first.state, burst);
+		expect(again.events).toEqual([]);
+		expect(Object.keys(again.state.snapshots)).toHaveLength(10_000); // all inside the overlap
+		// Once the cursor moves two minutes on, the burst's snapshots fall back to the cap.
+		const later = detectChanges(again.state, [booking(20_000, 10 + OVERLAP_MS / 1000 + 60)]);
+		expect(Object.keys(later.state.snapshots).length).toBeLessThanOrEqual(MAX_SNAPSHOTS + 1);
 	});
 
 	it('bounded() is idempotent', () => {
