@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { BookingServiceApi } from '../../credentials/BookingServiceApi.credentials.ts';
-import { searchEventTypes } from '../../nodes/BookingService/methods/listSearch.ts';
+import { searchBookings, searchEventTypes } from '../../nodes/BookingService/methods/listSearch.ts';
 import { getTimeZones } from '../../nodes/BookingService/methods/loadOptions.ts';
 import {
 	bookingServiceNode,
@@ -13,9 +13,46 @@ import {
 	resolveCredentialExpression,
 	TestCredentialsHelper,
 } from '../harness/engine.ts';
-import { credentialsFor, useTestSimulator } from '../harness/fixtures.ts';
+import { credentialsFor, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
 
 const sim = useTestSimulator({}, { beforeEachTest: 'nothing' });
+
+describe('Booking search (resource locator "From List" of Get and Cancel)', () => {
+	const context = async () =>
+		await createLoadOptionsContext(
+			bookingServiceNode('Get', { resource: 'booking', operation: 'get' }),
+			credentialsFor(sim, 'readOnly'),
+		);
+
+	it('lists the most recently made bookings a page at a time, newest first, paging with the service cursor', async () => {
+		sim.control.clearRequests();
+		const first = await searchBookings.call(await context());
+		const listed = sim.control.bookings().filter((booking) => !['held', 'awaiting_payment'].includes(booking.status));
+		const newest = [...listed].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+		expect(first.results.map((result) => result.value)).toEqual(newest.slice(0, 100).map((booking) => booking.id));
+		expect(first.results[0].name).toContain(newest[0].booker.name);
+		expect(first.results[0].url).toBe(newest[0].manageUrl);
+		expect(requestsTo(sim, '/bookings')[0].query).toMatchObject({ sort: '-createdAt', limit: '100' });
+		if (listed.length > 100) {
+			expect(first.paginationToken).toEqual(expect.any(String));
+			const second = await searchBookings.call(await context(), undefined, first.paginationToken);
+			expect(second.results[0].value).toBe(newest[100].id);
+		}
+	});
+
+	it('an email is passed to the service filter; other text matches booker name or event type in the page', async () => {
+		const target = sim.control.bookings().find((booking) => booking.status === 'confirmed')!;
+		sim.control.clearRequests();
+		const byEmail = await searchBookings.call(await context(), target.booker.email.toUpperCase());
+		expect(byEmail.results.map((result) => result.value)).toContain(target.id);
+		expect(requestsTo(sim, '/bookings')[0].query.email).toBe(target.booker.email.toUpperCase());
+
+		const byName = await searchBookings.call(await context(), target.booker.name.slice(0, 4).toLowerCase());
+		expect(byName.results.map((result) => result.value)).toContain(target.id);
+		const byNothing = await searchBookings.call(await context(), 'no booker is called this');
+		expect(byNothing.results).toEqual([]);
+	});
+});
 
 describe('Event type search (resource locator "From List")', () => {
 	it('lists the active event types in app order, searchable by name, Japanese name or slug', async () => {
