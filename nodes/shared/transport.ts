@@ -154,7 +154,7 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 		if (status === 429) {
 			const waitMs = rateLimitWaitMs(response.headers, attempt);
 			if (waitMs !== undefined && attempt < (request.maxAttempts ?? MAX_RATE_LIMIT_ATTEMPTS)) {
-				await sleep(waitMs, abortSignal);
+				await abortableSleep(waitMs, abortSignal);
 				continue;
 			}
 			throw rateLimitError(this, response, attempt, redact, itemIndex);
@@ -162,6 +162,12 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 		throw serviceError(this, response, request, redact, itemIndex);
 	}
 }
+
+/**
+ * n8n 2.x's `sleep` ends early when the execution is cancelled; n8n 1.x's takes only the time and ignores the signal
+ * (the wait is then at most MAX_RETRY_AFTER_SECONDS). Typed for both, so the nodes compile against either.
+ */
+const abortableSleep = sleep as (ms: number, abortSignal?: AbortSignal) => Promise<void>;
 
 /**
  * n8n's HTTP helper silently drops an empty object body, and the service refuses a write without one (Cancel with no
