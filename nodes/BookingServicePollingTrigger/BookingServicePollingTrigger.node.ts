@@ -13,6 +13,7 @@ import { ALL_EVENTS, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import {
 	bookingEventOptions,
+	bookingEventsSubtitle,
 	eventTypesFilterOption,
 	nameLanguageOption,
 	readEventTypesFilter,
@@ -143,8 +144,7 @@ export class BookingServicePollingTrigger implements INodeType {
 		icon: { light: 'file:bookingServicePollingTrigger.svg', dark: 'file:bookingServicePollingTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle:
-			'={{($parameter["events"] || []).map(e => e === "*" ? "All Events" : "Booking " + e.replace("booking.", "").split("_").map(w => w.charAt(0).toUpperCase() + w.slice(1)).join("-")).join(", ")}}',
+		subtitle: bookingEventsSubtitle,
 		description:
 			'Starts the workflow when bookings are created, rescheduled, cancelled, marked no-show, completed or changed — by checking for changes on a schedule, with no public URL needed',
 		defaults: { name: 'Booking Service Polling Trigger' },

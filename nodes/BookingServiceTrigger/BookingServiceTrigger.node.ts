@@ -11,6 +11,7 @@ import { localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import {
 	bookingEventOptions,
+	bookingEventsSubtitle,
 	eventTypesFilterOption,
 	nameLanguageOption,
 	readEventTypesFilter,
@@ -134,9 +135,7 @@ export class BookingServiceTrigger implements INodeType {
 		icon: { light: 'file:bookingServiceTrigger.svg', dark: 'file:bookingServiceTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		// "Booking Created, Booking No-Show" rather than the service's names; "*" reads "All Events".
-		subtitle:
-			'={{($parameter["events"] || []).map(e => e === "*" ? "All Events" : "Booking " + e.replace("booking.", "").split("_").map(w => w.charAt(0).toUpperCase() + w.slice(1)).join("-")).join(", ")}}',
+		subtitle: bookingEventsSubtitle,
 		description: 'Starts the workflow when a booking is created, rescheduled, cancelled or marked as a no-show',
 		defaults: {
 			name: 'Booking Service Trigger',

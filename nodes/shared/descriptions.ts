@@ -75,6 +75,10 @@ export const bookingEventOptions: INodePropertyOptions[] = [
 	},
 ];
 
+/** A trigger's canvas subtitle: "Booking Created, Booking No-Show" rather than the service's names; "*" reads "All Events". */
+export const bookingEventsSubtitle =
+	'={{($parameter["events"] || []).map(e => e === "*" ? "All Events" : "Booking " + e.replace("booking.", "").split("_").map(w => w.charAt(0).toUpperCase() + w.slice(1)).join("-")).join(", ")}}';
+
 /** An entry for a node's Options collection. */
 export const nameLanguageOption: INodeProperties = {
 	displayName: 'Name Language',

@@ -5,16 +5,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { normaliseBaseUrl } from '../../nodes/shared/baseUrl.ts';
 import { startSimulator, type Simulator } from '../simulator/index.ts';
-import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
+import { CREDENTIAL_TEST_TEXT, CREDENTIAL_TYPE, n8n } from './n8n.ts';
 
 const client = n8n();
 let simulator: Simulator;
 const credentialIds: string[] = [];
 
-// The messages of the credential's test rules (credentials/BookingServiceApi.credentials.ts), as a user sees them.
-const REJECTED_KEY = /^The API key was rejected: it is wrong, revoked or incomplete\./;
-const NOTHING_AT_BASE_URL =
-	/^Nothing found at this Base URL\. It must be the service's base URL including the version prefix/;
+// What the user sees: the credential's own test-rule messages in n8n 2.x, n8n's generic ones in 1.x.
+const REJECTED_KEY = CREDENTIAL_TEST_TEXT.rejectedKey;
+const NOTHING_AT_BASE_URL = CREDENTIAL_TEST_TEXT.nothingAtBaseUrl;
 
 beforeAll(async () => {
 	simulator = await startSimulator();
@@ -74,8 +73,8 @@ describe('credential test in n8n', () => {
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(REJECTED_KEY);
 		expect(result.message.includes(key)).toBe(false);
-		// n8n 2.41 sends any request that got a 401 once more after its credential "pre-authentication" step
-		// (n8n-core requestWithAuthentication), even for a credential with nothing to refresh: two requests, both 401.
+		// n8n (1.123 and 2.41) sends any request that got a 401 once more after its credential "pre-authentication"
+		// step (n8n-core requestWithAuthentication), even for a credential with nothing to refresh: two requests, both 401.
 		expect(requestLog()).toEqual([
 			{ method: 'GET', path: '/v1/me', status: 401 },
 			{ method: 'GET', path: '/v1/me', status: 401 },
@@ -108,9 +107,9 @@ describe('credential test in n8n', () => {
 			baseUrl,
 		});
 
-		// n8n 2.41's credential test shows only the HTTP client's code for a base URL it could not use; the README
-		// says what it means. The nodes say it in a sentence (test/unit/credential-base-url.test.ts).
-		expect(result).toEqual({ status: 'Error', message: 'ERR_INVALID_URL' });
+		// n8n's credential test shows only the HTTP client's word for a base URL it could not use; the README says
+		// what it means. The nodes say it in a sentence (test/unit/credential-base-url.test.ts).
+		expect(result).toEqual({ status: 'Error', message: CREDENTIAL_TEST_TEXT.unusableBaseUrl });
 		expect(normaliseBaseUrl(baseUrl)).toEqual({ problem: expect.stringMatching(sentence) });
 		expect(requestLog()).toEqual([]);
 	});

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInZone } from '../../nodes/BookingService/helpers/time.ts';
 import type { WorkflowInput } from '../n8n/client.ts';
 import { firstEventType, prepareExample, readExamples, type ExampleContext } from '../n8n/examples.ts';
+import { N8N_MAJOR } from '../n8n/install.ts';
 import { startSimulator, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
 
@@ -56,6 +57,17 @@ async function withPublished(workflows: WorkflowInput[], body: (ids: string[]) =
 
 /** A date (YYYY-MM-DD, UTC) on which the event type has a free slot, within the next two weeks. */
 /** A later day (in `timeZone`) with a free slot, as the customer would pick it in the form: YYYY-MM-DD. */
+/** The booking the simulator holds for this booker, once the workflow has made it (a bounded wait). */
+async function heldFor(email: string) {
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		const booking = simulator.control.bookings().find((entry) => entry.booker.email === email);
+		if (booking) return booking;
+		if (Date.now() > deadline) throw new Error(`no booking for ${email} after 30 s`);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
 async function dayWithFreeSlot(timeZone: string): Promise<string> {
 	const localDay = (instant: number) => formatInZone(instant, timeZone).slice(0, 10);
 	const today = localDay(Date.now());
@@ -110,7 +122,7 @@ describe('example workflows', () => {
 		chat.nodes = chat.nodes.map((node) => (node.type === 'n8n-nodes-base.slack' ? { ...node, disabled: true } : node));
 		const form = example('form-to-booking-invite.json');
 		const formPath = form.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')?.webhookId;
-		// A customer far from UTC and from n8n's default zone: the day they pick is a day of their zone.
+		// A customer far from UTC and from n8n's default zone (one of the form's choices: n8n 1.x refuses any other).
 		const customerZone = 'Pacific/Auckland';
 		const date = await dayWithFreeSlot(customerZone);
 
@@ -122,18 +134,22 @@ describe('example workflows', () => {
 			submission.set('field-3', customerZone);
 			const response = await fetch(`${client.webhookUrl}form/${formPath}`, { method: 'POST', body: submission });
 			expect(response.status).toBe(200);
-
-			// The run stops at the "Form Ending" page, which waits for the browser to fetch it.
-			const [formRun] = await client.waitForExecutions(formId, 1, 30_000);
-			const [booking] = outputOf(formRun, 'Book the first slot');
-			const [invite] = outputOf(formRun, 'Create invite link');
-			expect(booking).toMatchObject({ status: 'confirmed', localTimeZone: customerZone });
-			// Booked inside the day the customer chose, in the customer's zone.
-			expect(formatInZone(Date.parse(String(booking.start)), customerZone).slice(0, 10)).toBe(date);
-			expect(String(booking.localStart).slice(0, 10)).toBe(date);
-			expect(invite.url).toMatch(/^https:\/\//);
-			const stored = simulator.control.bookings().find((entry) => entry.id === booking.id);
-			expect(stored?.booker).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', timezone: customerZone });
+			// What the example did, read from the service: it booked inside the day the customer chose, in the
+			// customer's zone, and made an invite for them. (n8n 1.x keeps the run waiting at the "Form Ending" page
+			// until a browser opens it, and its public API does not list it then; 2.41 finishes it.)
+			const stored = await heldFor('ada@example.com');
+			expect(stored).toMatchObject({ status: 'confirmed' });
+			expect(stored.booker).toMatchObject({ name: 'Ada Lovelace', timezone: customerZone });
+			expect(formatInZone(Date.parse(stored.start), customerZone).slice(0, 10)).toBe(date);
+			expect(simulator.control.invites().filter((invite) => invite.email === 'ada@example.com')).toHaveLength(1);
+			if (N8N_MAJOR === 2) {
+				const [formRun] = await client.waitForExecutions(formId, 1, 30_000);
+				const [booking] = outputOf(formRun, 'Book the first slot');
+				expect(booking).toMatchObject({ id: stored.id, localTimeZone: customerZone });
+				expect(String(booking.localStart).slice(0, 10)).toBe(date);
+				expect(outputOf(formRun, 'Create invite link')[0].url).toMatch(/^https:\/\//);
+			}
+			const booking = stored;
 
 			// booking.created goes from the simulator to the published chat example.
 			const [chatRun] = await client.waitForExecutions(chatId, 1, 30_000);

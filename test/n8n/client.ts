@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { tail } from './install.ts';
+import { N8N_MAJOR, tail } from './install.ts';
 
 /** The editor binds the auth cookie to a browser id; any constant works for a client that is not a browser. */
 const BROWSER_ID = 'n8n-nodes-booking-service-tests';
@@ -235,7 +235,9 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 		api,
 		rest,
 
-		createCredential: async (credential) => await api('POST', '/credentials', credential),
+		// n8n 1.x's public API refuses credentials without "allowedDomains"; its editor route takes them.
+		createCredential: async (credential) =>
+			N8N_MAJOR === 1 ? await rest('POST', '/credentials', credential) : await api('POST', '/credentials', credential),
 
 		testCredential: async (id, data) => {
 			const saved = await rest<{ name: string; type: string; data: Record<string, unknown> }>(
@@ -255,6 +257,11 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 		},
 
 		activate: async (id) => {
+			if (N8N_MAJOR === 1) {
+				// n8n 1.x activates synchronously and answers 400 with the trigger's error.
+				await api('POST', `/workflows/${id}/activate`);
+				return;
+			}
 			await api('POST', `/workflows/${id}/publish`, {});
 			const status = await settledPublication(rest, id);
 			if (status.status !== 'published') {
@@ -265,6 +272,10 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 		},
 
 		deactivate: async (id) => {
+			if (N8N_MAJOR === 1) {
+				await api('POST', `/workflows/${id}/deactivate`);
+				return;
+			}
 			await api('POST', `/workflows/${id}/unpublish`);
 			await settledPublication(rest, id);
 		},

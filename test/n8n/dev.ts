@@ -6,11 +6,20 @@
 // - creates the credential "Booking Service (local simulator)" and imports examples/*.json wired to it;
 // - prints where to open n8n, the login and the simulator's keys; Ctrl-C stops everything it started.
 // The n8n data folder is temporary: each run starts clean (export workflows you want to keep).
+// `npm run dev -- --n8n 1.123.81` runs another tested n8n version (installed into .cache/n8n-<version> on first use).
 
-import { startSimulator, type Simulator } from '../simulator/index.ts';
-import { firstEventType, prepareExample, readExamples } from './examples.ts';
-import { ensureN8nInstalled, N8N_VERSION, REPO_ROOT } from './install.ts';
-import { freePort, startN8n, type N8nInstance } from './instance.ts';
+import { parseArgs } from 'node:util';
+
+// Before the harness is loaded: it reads the version once (see PROFILES in install.ts).
+const { values: args } = parseArgs({ options: { n8n: { type: 'string' } }, strict: true });
+if (args.n8n) process.env.BOOKING_N8N_VERSION = args.n8n;
+
+const { startSimulator } = await import('../simulator/index.ts');
+const { firstEventType, prepareExample, readExamples } = await import('./examples.ts');
+const { ensureN8nInstalled, N8N_VERSION, REPO_ROOT } = await import('./install.ts');
+const { freePort, startN8n } = await import('./instance.ts');
+type Simulator = import('../simulator/index.ts').Simulator;
+type N8nInstance = import('./instance.ts').N8nInstance;
 
 const N8N_PORT = 5678;
 const SIMULATOR_PORT = 5680;

@@ -31,10 +31,40 @@ import {
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const N8N_VERSION = '2.41.1';
+/**
+ * The n8n versions the package is tested on, each installed into its own cache folder. Which one a process uses is
+ * chosen by the environment variable BOOKING_N8N_VERSION (default: the newest), so one harness serves all: the
+ * differences between them live here (install) and in N8N_MAJOR's uses in instance.ts and client.ts.
+ */
+const PROFILES: Record<string, { overrides: Record<string, string>; lockfile: string }> = {
+	// 2.41.3 does not install from the registry mirror (n8n-core@2.41.2 is missing); 2.41.1 does with these.
+	'2.41.1': {
+		overrides: { linkedom: '0.18.14', '@langchain/langgraph': '1.4.18', '@langchain/protocol': '0.0.19' },
+		lockfile: 'n8n-lock.json',
+	},
+	// The newest 1.x. Its xlsx dependency points at an unreachable CDN tarball; langgraph-checkpoint 1.2.2 needs a newer
+	// @langchain/core than 1.x ships, and n8n then fails at start.
+	'1.123.81': {
+		overrides: { xlsx: '0.18.5', '@langchain/langgraph-checkpoint': '1.0.0' },
+		lockfile: 'n8n-1.123.81-lock.json',
+	},
+};
+export const DEFAULT_N8N_VERSION = '2.41.1';
+export const TESTED_N8N_VERSIONS = Object.keys(PROFILES);
+export const N8N_VERSION = process.env.BOOKING_N8N_VERSION || DEFAULT_N8N_VERSION;
+const PROFILE = PROFILES[N8N_VERSION];
+if (PROFILE === undefined) {
+	throw new Error(`BOOKING_N8N_VERSION=${N8N_VERSION} is not a tested n8n version (${TESTED_N8N_VERSIONS.join(', ')})`);
+}
+/** 1 or 2: what the harness branches on (owner set-up, activation API). */
+export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = resolve(HERE, '../..');
-export const N8N_CACHE_DIR = join(REPO_ROOT, '.cache', 'n8n');
+export const N8N_CACHE_DIR = join(
+	REPO_ROOT,
+	'.cache',
+	N8N_VERSION === DEFAULT_N8N_VERSION ? 'n8n' : `n8n-${N8N_VERSION}`,
+);
 
 /** Default limit for a whole install (waiting for another installer included); a cold one takes about 4 min. */
 const DEFAULT_INSTALL_LIMIT_MS = 20 * 60_000;
@@ -45,11 +75,7 @@ const CACHE_PACKAGE_JSON = {
 	private: true,
 	description: 'n8n for npm run dev and the end-to-end suite of n8n-nodes-booking-service; made by test/n8n/install.ts',
 	dependencies: { n8n: N8N_VERSION },
-	overrides: {
-		linkedom: '0.18.14',
-		'@langchain/langgraph': '1.4.18',
-		'@langchain/protocol': '0.0.19',
-	},
+	overrides: PROFILE.overrides,
 	// Every dependency with an install script, decided once, so that npm runs exactly these (and prints no
 	// "not yet covered" list). Allowed: sqlite3 (n8n's database; its prebuilt download needs GitHub, so it compiles
 	// against the Node 24 headers, about 60 s) and isolated-vm (checks its shipped prebuilt binary). Denied, besides
@@ -79,7 +105,7 @@ const CACHE_PACKAGE_JSON = {
  * Refresh it after changing N8N_VERSION or the overrides: delete it, run this script, and copy
  * .cache/n8n/package-lock.json back here.
  */
-const PINNED_LOCKFILE = join(HERE, 'n8n-lock.json');
+const PINNED_LOCKFILE = join(HERE, PROFILE.lockfile);
 
 export interface N8nInstallation {
 	/** n8n's CLI entry point; run it as `nodeBin n8nBin start`. */

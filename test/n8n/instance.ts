@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectN8n, createApiKey, login, type N8nClient, type N8nConnection, type Owner } from './client.ts';
-import { ensureN8nInstalled, findNode24, findNpmCli, N8N_CACHE_DIR, npmEnv, tail } from './install.ts';
+import { ensureN8nInstalled, findNode24, findNpmCli, N8N_CACHE_DIR, N8N_MAJOR, npmEnv, tail } from './install.ts';
 
 /** Fixed, so that credentials in a kept user folder stay readable across restarts; it protects only test data. */
 const ENCRYPTION_KEY = 'n8n-nodes-booking-service-local-test-key';
@@ -174,6 +174,8 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nInstance> {
 		N8N_PROTOCOL: 'http',
 		N8N_EDITOR_BASE_URL: baseUrl,
 		N8N_WEBHOOK_URL: `${baseUrl}/`,
+		// n8n 1.x reads only this one.
+		WEBHOOK_URL: `${baseUrl}/`,
 		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
 		// Each instance needs its own task-broker port (default 5679), or a second one fails to start.
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
@@ -236,6 +238,8 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nInstance> {
 	try {
 		const deadline = started + (options.startTimeoutMs ?? 120_000);
 		await waitUntilReady(`${baseUrl}/healthz/readiness`, deadline, () => exitDescription);
+		// n8n 2.x set the owner up from N8N_INSTANCE_OWNER_*; 1.x knows no such variables and asks once over REST.
+		if (N8N_MAJOR === 1) await setUpOwner(baseUrl, owner, deadline);
 		const cookie = await login(baseUrl, owner);
 		const apiKey = await createApiKey(baseUrl, cookie);
 		const connection: N8nConnection = { baseUrl, webhookUrl: `${baseUrl}/`, apiKey, owner, cookie, userFolder, logFile };
@@ -253,6 +257,26 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nInstance> {
 		await stop();
 		const reason = error instanceof Error ? error.message : String(error);
 		throw new Error(`n8n did not start: ${reason}\n--- last lines of n8n's log ---\n${log}`);
+	}
+}
+
+/**
+ * n8n 1.x: the owner set-up the editor shows on first start. Its REST routes come up a moment after readiness (404
+ * until then); a restart on the same database answers 400 "already setup".
+ */
+async function setUpOwner(baseUrl: string, owner: Owner, deadline: number): Promise<void> {
+	for (;;) {
+		const response = await fetch(`${baseUrl}/rest/owner/setup`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ email: owner.email, password: owner.password, firstName: 'Local', lastName: 'Owner' }),
+		});
+		const text = await response.text();
+		if (response.ok || (response.status === 400 && /already setup/i.test(text))) return;
+		if (response.status !== 404 || Date.now() > deadline) {
+			throw new Error(`POST /rest/owner/setup answered ${response.status}: ${text.slice(0, 300)}`);
+		}
+		await sleep(250);
 	}
 }
 
