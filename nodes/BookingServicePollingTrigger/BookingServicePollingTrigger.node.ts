@@ -21,7 +21,7 @@ import {
 import { iterateListPages } from '../shared/paging';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
 import { classify, detectChanges, emptyState, pollEventId, updatedSinceFor } from './changes';
-import type { BookingEvent, PolledEvent } from './changes';
+import type { BookingEvent } from './changes';
 import { readPollState, writePollState } from './pollState';
 
 /** How many of the most recently changed bookings a manual run ("Fetch Test Event") looks through for a sample. */
@@ -227,4 +227,3 @@ export class BookingServicePollingTrigger implements INodeType {
 	}
 }
 
-export type { PolledEvent };

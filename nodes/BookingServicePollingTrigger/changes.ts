@@ -15,15 +15,13 @@
 import { createHash } from 'crypto';
 
 /** The events this trigger emits: the webhook trigger's four, and two only polling can see. */
-export const POLLED_EVENTS = [
-	'booking.created',
-	'booking.rescheduled',
-	'booking.cancelled',
-	'booking.no_show',
-	'booking.completed',
-	'booking.updated',
-] as const;
-export type PolledEvent = (typeof POLLED_EVENTS)[number];
+export type PolledEvent =
+	| 'booking.created'
+	| 'booking.rescheduled'
+	| 'booking.cancelled'
+	| 'booking.no_show'
+	| 'booking.completed'
+	| 'booking.updated';
 
 /** How far each poll reaches back before the cursor. */
 export const OVERLAP_MS = 2 * 60_000;

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { sealSecret } from '../../nodes/BookingServiceTrigger/secretBox.ts';
-import { UnsealedSecretCache } from '../../nodes/BookingServiceTrigger/secretCache.ts';
+import { UNREADABLE_RETRY_MS, UnsealedSecretCache } from '../../nodes/BookingServiceTrigger/secretCache.ts';
 
 const apiKey = 'bsk_live_2b6f0c1e9d8a7b6c5d4e3f2a1b0c9d8e';
 const binding = { workflowId: 'wf_1', nodeId: '6f1f0c1e-1111-4c4c-9999-0123456789ab' };
@@ -72,3 +72,25 @@ describe('UnsealedSecretCache', () => {
 		expect(Object.keys(cache)).toEqual([]);
 	});
 });
+
+describe('UnsealedSecretCache: sealed values that did not open', () => {
+	it('are not tried again for a minute, then are', () => {
+		const cache = new UnsealedSecretCache(10);
+		const sealed = sealSecret(secret, apiKey, binding);
+		cache.rememberUnreadable(binding, sealed, 1_000);
+		expect(cache.isKnownUnreadable(binding, sealed, 1_000 + UNREADABLE_RETRY_MS - 1)).toBe(true);
+		expect(cache.isKnownUnreadable({ ...binding, nodeId: 'other' }, sealed, 1_000)).toBe(false);
+		expect(cache.isKnownUnreadable(binding, sealed, 1_000 + UNREADABLE_RETRY_MS)).toBe(false);
+		expect(cache.size.unreadable).toBe(0); // an expired entry is dropped when asked about
+	});
+
+	it('stay bounded under a flood of distinct sealed values, like the secrets', () => {
+		const cache = new UnsealedSecretCache(200);
+		for (let index = 0; index < 50_000; index++) {
+			cache.rememberUnreadable({ workflowId: `wf_${index}`, nodeId: 'n' }, `v1.${index}`, 0);
+			cache.remember({ workflowId: `wf_${index}`, nodeId: 'n' }, `v1.${index}`, 'x');
+		}
+		expect(cache.size).toEqual({ secrets: 200, unreadable: 200 });
+	});
+});
+
