@@ -9,7 +9,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { parseDateTime } from '../BookingService/helpers/time';
 import { searchEventTypes } from '../BookingService/methods/listSearch';
-import { ALL_EVENTS, localizeBooking } from '../shared/booking';
+import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import {
 	bookingEventOptions,
@@ -50,7 +50,7 @@ interface Options {
 }
 
 function isWanted(event: BookingEvent<Booking>, events: string[], eventTypeIds: string[]): boolean {
-	if (!events.includes(ALL_EVENTS) && !events.includes(event.eventType)) return false;
+	if (!isSelectedEvent(events, event.eventType)) return false;
 	return eventTypeIds.length === 0 || eventTypeIds.includes(event.booking.eventType?.id);
 }
 

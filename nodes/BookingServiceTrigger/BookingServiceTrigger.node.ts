@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { localizeBooking } from '../shared/booking';
+import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import {
 	bookingEventOptions,
@@ -26,7 +26,6 @@ import { TRIGGERS_KEPT_IN_MEMORY, unsealedSecrets } from './secretCache';
 import { SIGNATURE_FAILURE_MESSAGES, signatureHeaderProblem, verifyDeliverySignature } from './signature';
 import {
 	isOwnedBy,
-	isSelectedEvent,
 	normaliseEventSelection,
 	readLeftoverSubscriptions,
 	readStoredSubscription,

@@ -62,11 +62,6 @@ export function normaliseEventSelection(selected: unknown): string[] {
 	return [...new Set(values)].sort();
 }
 
-/** Whether an event of this type starts the workflow under this (normalised) selection. */
-export function isSelectedEvent(events: string[], eventType: string): boolean {
-	return events.includes(ALL_EVENTS) || events.includes(eventType);
-}
-
 function readOwnerAndAccount(record: Record<string, unknown>): (Owner & AccountRef) | undefined {
 	const { workflowId, nodeId, baseUrl, accountId } = record;
 	if (typeof workflowId !== 'string' || typeof nodeId !== 'string' || typeof baseUrl !== 'string') return undefined;

@@ -8,6 +8,11 @@ import type { IDataObject } from 'n8n-workflow';
 /** Subscribes to every event kind, including ones the service adds later. */
 export const ALL_EVENTS = '*';
 
+/** Whether an event of this type starts the workflow under a trigger's event selection (`*` selects every kind). */
+export function isSelectedEvent(events: string[], eventType: string): boolean {
+	return events.includes(ALL_EVENTS) || events.includes(eventType);
+}
+
 /** The event kinds the contract shows. */
 export const BOOKING_EVENTS = [
 	'booking.created',

@@ -2,11 +2,11 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 import { parseDeliveryEnvelope, toTriggerItem } from '../../nodes/BookingServiceTrigger/delivery.ts';
+import { isSelectedEvent } from '../../nodes/shared/booking.ts';
 import { bookingServiceApiRequest } from '../../nodes/shared/transport.ts';
 import { fakeContext } from '../unit/fake-context.ts';
 import {
 	explainSubscribeFailure,
-	isSelectedEvent,
 	normaliseEventSelection,
 	subscriptionDescription,
 	webhookUrlProblem,
