@@ -253,7 +253,18 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 			await api('POST', '/workflows', { settings: { executionOrder: 'v1' }, ...workflow }),
 
 		deleteWorkflow: async (id) => {
-			await api('DELETE', `/workflows/${id}`);
+			// n8n 2.41 can still count a just-unpublished workflow as published for a moment (its outbox has settled
+			// the triggers before the flag): a 409 "Cannot delete a published workflow" is tried again, for 10 s at most.
+			const deadline = Date.now() + 10_000;
+			for (;;) {
+				try {
+					await api('DELETE', `/workflows/${id}`);
+					return;
+				} catch (error) {
+					if (!/answered 409/.test(String(error)) || Date.now() > deadline) throw error;
+					await sleep(200);
+				}
+			}
 		},
 
 		activate: async (id) => {
