@@ -201,11 +201,22 @@ interface PublicationStatus {
  * removes the triggers (a trigger node's checkExists/create/delete run there). The editor's publication status says
  * when that is done and which trigger failed.
  */
-async function settledPublication(rest: Call, workflowId: string): Promise<PublicationStatus> {
-	const deadline = Date.now() + 60_000;
+/**
+ * Waits for the outbox to settle toward `target`. Right after the API call the status can still show the state
+ * before it (the outbox has not picked the job up yet): that counts as not settled for a few seconds.
+ */
+async function settledPublication(
+	rest: Call,
+	workflowId: string,
+	target: 'published' | 'not_published',
+): Promise<PublicationStatus> {
+	const started = Date.now();
+	const deadline = started + 60_000;
 	for (;;) {
 		const status = await rest<PublicationStatus>('GET', `/workflows/${workflowId}/publication-status`);
-		if (status.status !== 'in_progress') return status;
+		const stillTheStateBefore =
+			status.status === (target === 'published' ? 'not_published' : 'published') && Date.now() - started < 10_000;
+		if (status.status !== 'in_progress' && !stillTheStateBefore) return status;
 		if (Date.now() > deadline) throw new Error(`workflow ${workflowId}: (un)publishing did not finish in 60 s`);
 		await sleep(50);
 	}
@@ -274,7 +285,7 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 				return;
 			}
 			await api('POST', `/workflows/${id}/publish`, {});
-			const status = await settledPublication(rest, id);
+			const status = await settledPublication(rest, id, 'published');
 			if (status.status !== 'published') {
 				const errors = status.triggers.map((trigger) => trigger.errorMessage).filter(Boolean);
 				const reason = errors.join('; ') || 'no trigger error given';
@@ -288,7 +299,7 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 				return;
 			}
 			await api('POST', `/workflows/${id}/unpublish`);
-			await settledPublication(rest, id);
+			await settledPublication(rest, id, 'not_published');
 		},
 
 		listExecutions,
