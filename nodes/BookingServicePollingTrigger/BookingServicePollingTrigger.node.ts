@@ -18,9 +18,9 @@ import {
 	nameLanguageOption,
 	readEventTypesFilter,
 } from '../shared/descriptions';
-import { iterateListPages } from '../shared/paging';
+import { listAllPages } from '../shared/paging';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
-import { classify, detectChanges, emptyState, pollEventId, updatedSinceFor } from './changes';
+import { detectChanges, emptyState, eventFor, snapshotOf, updatedSinceFor } from './changes';
 import type { BookingEvent } from './changes';
 import { readPollState, writePollState } from './pollState';
 
@@ -58,30 +58,13 @@ function toItem(event: BookingEvent<Booking>, nameLanguage: NameLanguage): IData
 	return { ...event, booking: localizeBooking(event.booking, nameLanguage) } as unknown as IDataObject;
 }
 
-/** Every booking changed since the state's cursor (minus the overlap), all pages. Throws on any failure. */
-async function changedBookings(context: IPollFunctions, updatedSince: string | undefined): Promise<Booking[]> {
-	const bookings: Booking[] = [];
-	for await (const page of iterateListPages.call(context, {
-		path: '/bookings',
-		qs: { sort: '-updatedAt', ...(updatedSince === undefined ? {} : { updatedSince }) },
-		scope: 'bookings:read',
-	})) {
-		bookings.push(...(page as Booking[]));
-	}
-	return bookings;
-}
-
-async function listBookings(context: IPollFunctions, qs: IDataObject, limit: number): Promise<Booking[]> {
-	const bookings: Booking[] = [];
-	for await (const page of iterateListPages.call(context, { path: '/bookings', qs, limit, scope: 'bookings:read' })) {
-		bookings.push(...(page as Booking[]));
-	}
-	return bookings;
+async function listBookings(context: IPollFunctions, qs: IDataObject, limit?: number): Promise<Booking[]> {
+	return (await listAllPages.call(context, { path: '/bookings', qs, limit, scope: 'bookings:read' })) as Booking[];
 }
 
 /**
  * Where a new trigger starts, in the service's own time: after the most recently changed booking (no flood of
- * history), or at Options → Start From for a first sync. Bookings held or awaiting payment now are remembered, so
+ * history), or at Options → Start From for a first sync (undefined when not set). Bookings held or awaiting payment now are remembered, so
  * that their confirmation later reads as created.
  */
 async function startingState(context: IPollFunctions, startFrom: unknown) {
@@ -89,7 +72,7 @@ async function startingState(context: IPollFunctions, startFrom: unknown) {
 		await Promise.all(IN_FLIGHT_STATUSES.map(async (status) => await listBookings(context, { status }, 1000)))
 	).flat();
 	let state;
-	if (startFrom !== undefined && startFrom !== null && startFrom !== '') {
+	if (startFrom !== undefined) {
 		const instant = parseDateTime(startFrom, context.getTimezone());
 		if (instant === undefined) {
 			throw new NodeOperationError(context.getNode(), 'Start From must be a date and time such as 2026-03-01 00:00');
@@ -100,13 +83,9 @@ async function startingState(context: IPollFunctions, startFrom: unknown) {
 		const [newest] = await listBookings(context, { sort: '-updatedAt' }, 1);
 		// An account without bookings: everything that appears from now on is new.
 		state = newest === undefined ? emptyState(null, new Date(0).toISOString()) : emptyState(newest.updatedAt, newest.updatedAt);
-		if (newest !== undefined) {
-			state.snapshots[newest.id] = [newest.status, newest.start, newest.end, newest.updatedAt];
-		}
+		if (newest !== undefined) state.snapshots[newest.id] = snapshotOf(newest);
 	}
-	for (const booking of inFlight) {
-		state.snapshots[booking.id] = [booking.status, booking.start, booking.end, booking.updatedAt];
-	}
+	for (const booking of inFlight) state.snapshots[booking.id] = snapshotOf(booking);
 	return state;
 }
 
@@ -121,14 +100,7 @@ async function sampleEvent(
 ): Promise<BookingEvent<Booking>> {
 	const recent = await listBookings(context, { sort: '-updatedAt' }, SAMPLE_BOOKINGS);
 	for (const booking of recent) {
-		const { type, previous } = classify(undefined, booking, Number.NEGATIVE_INFINITY);
-		const event: BookingEvent<Booking> = {
-			eventId: pollEventId(booking, type),
-			eventType: type,
-			eventCreatedAt: booking.updatedAt,
-			booking,
-			...(previous ? { previous } : {}),
-		};
+		const event = eventFor(booking, undefined, Number.NEGATIVE_INFINITY);
 		if (isWanted(event, events, eventTypeIds)) return event;
 	}
 	throw new NodeOperationError(context.getNode(), `None of the ${SAMPLE_BOOKINGS} most recently changed bookings matches this trigger's events`, {
@@ -208,8 +180,9 @@ export class BookingServicePollingTrigger implements INodeType {
 		const owner = { workflowId: String(this.getWorkflow().id ?? ''), nodeId: this.getNode().id };
 		let state = readPollState(nodeData, owner);
 		if (state === undefined) {
-			state = await startingState(this, options.startFrom);
-			if (options.startFrom === undefined || options.startFrom === '') {
+			const startFrom = options.startFrom === null || options.startFrom === '' ? undefined : options.startFrom;
+			state = await startingState(this, startFrom);
+			if (startFrom === undefined) {
 				// Nothing to report yet: the trigger starts watching from here.
 				writePollState(nodeData, owner, state);
 				return null;
@@ -217,7 +190,8 @@ export class BookingServicePollingTrigger implements INodeType {
 		}
 
 		// A failure throws before the state is touched: the next poll asks from the same position, nothing is lost.
-		const bookings = await changedBookings(this, updatedSinceFor(state));
+		const updatedSince = updatedSinceFor(state);
+		const bookings = await listBookings(this, { sort: '-updatedAt', ...(updatedSince ? { updatedSince } : {}) });
 		const detected = detectChanges(state, bookings);
 		writePollState(nodeData, owner, detected.state);
 		const items = detected.events

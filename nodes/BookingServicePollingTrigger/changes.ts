@@ -109,6 +109,27 @@ export function classify(
 	return { type: 'booking.updated' };
 }
 
+/** What the next polls compare a booking's changes with. */
+export function snapshotOf(booking: ListedBooking): Snapshot {
+	return [booking.status, booking.start, booking.end, booking.updatedAt];
+}
+
+/** The event a booking's change is, given the last state seen of it (if any). */
+export function eventFor<B extends ListedBooking>(
+	booking: B,
+	previousState: Snapshot | undefined,
+	sinceMs: number,
+): BookingEvent<B> {
+	const { type, previous } = classify(previousState, booking, sinceMs);
+	return {
+		eventId: pollEventId(booking, type),
+		eventType: type,
+		eventCreatedAt: booking.updatedAt,
+		booking,
+		...(previous ? { previous } : {}),
+	};
+}
+
 /** Stable across polls and restarts, so a downstream Remove Duplicates on eventId also holds. */
 export function pollEventId(booking: ListedBooking, type: PolledEvent): string {
 	const digest = createHash('sha256').update(`${booking.id}|${booking.updatedAt}|${type}`).digest('hex');
@@ -135,16 +156,9 @@ export function detectChanges<B extends ListedBooking>(
 		const snapshot = snapshots[booking.id];
 		// Already handled (inside the overlap), or older than what this trigger already knows of the booking.
 		if (snapshot !== undefined && time(snapshot[3]) >= time(booking.updatedAt)) continue;
-		const { type, previous } = classify(snapshot, booking, sinceMs);
-		events.push({
-			eventId: pollEventId(booking, type),
-			eventType: type,
-			eventCreatedAt: booking.updatedAt,
-			booking,
-			...(previous ? { previous } : {}),
-		});
+		events.push(eventFor(booking, snapshot, sinceMs));
 		delete snapshots[booking.id]; // re-inserted last: the order of the map is the order of last change
-		snapshots[booking.id] = [booking.status, booking.start, booking.end, booking.updatedAt];
+		snapshots[booking.id] = snapshotOf(booking);
 		if (Number.isNaN(cursorMs) || time(booking.updatedAt) > cursorMs) cursorMs = time(booking.updatedAt);
 	}
 
