@@ -302,6 +302,31 @@ describe('Webhook Subscription', () => {
 	});
 });
 
+/** The webhook's body.items → one item each (node "Items") → Create Booking for each (node "Book") with this On Error. */
+function bookEachItem(onError: 'continueRegularOutput' | 'continueErrorOutput'): WorkflowNode[] {
+	return [
+		{
+			name: 'Items',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
+		},
+		bookingServiceNode(
+			'Book',
+			{
+				resource: 'booking',
+				operation: 'create',
+				eventType: { __rl: true, mode: 'id', value: introCall().id },
+				start: '={{ $json.start }}',
+				bookerName: 'Jane Doe',
+				bookerEmail: '={{ $json.email }}',
+				bookerTimeZone: 'Europe/Berlin',
+			},
+			{ onError },
+		),
+	];
+}
+
 describe('Continue On Fail', () => {
 	it('one bad item of three: an error item paired with input 1, two bookings, nothing sent for the bad one', async () => {
 		const [first, second] = await freeIntroCallStarts();
@@ -313,26 +338,7 @@ describe('Continue On Fail', () => {
 		];
 		const output = await client.runWorkflowViaWebhook(
 			[
-				// The webhook's body.items → one item each.
-				{
-					name: 'Items',
-					type: 'n8n-nodes-base.splitOut',
-					typeVersion: 1,
-					parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
-				},
-				bookingServiceNode(
-					'Book',
-					{
-						resource: 'booking',
-						operation: 'create',
-						eventType: { __rl: true, mode: 'id', value: introCall().id },
-						start: '={{ $json.start }}',
-						bookerName: 'Jane Doe',
-						bookerEmail: '={{ $json.email }}',
-						bookerTimeZone: 'Europe/Berlin',
-					},
-					{ onError: 'continueRegularOutput' },
-				),
+				...bookEachItem('continueRegularOutput'),
 				// n8n resolves `$('Items').item` through each output item's pairedItem: this shows the pairing.
 				{
 					name: 'Paired Input',
@@ -405,25 +411,7 @@ describe('On Error: Continue (using error output), both branches wired', () => {
 		let execution: Execution | undefined;
 		await client.runWorkflowViaWebhook(
 			[
-				{
-					name: 'Items',
-					type: 'n8n-nodes-base.splitOut',
-					typeVersion: 1,
-					parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
-				},
-				bookingServiceNode(
-					'Book',
-					{
-						resource: 'booking',
-						operation: 'create',
-						eventType: { __rl: true, mode: 'id', value: introCall().id },
-						start: '={{ $json.start }}',
-						bookerName: 'Jane Doe',
-						bookerEmail: '={{ $json.email }}',
-						bookerTimeZone: 'Europe/Berlin',
-					},
-					{ onError: 'continueErrorOutput' },
-				),
+				...bookEachItem('continueErrorOutput'),
 				marker('Succeeded', 'success'),
 				marker('Failed', 'error'),
 			],
