@@ -18,7 +18,7 @@ import {
 } from '../shared/descriptions';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
 import { searchEventTypes } from '../BookingService/methods/listSearch';
-import { checkAndRemember, InMemorySeenEvents, toSeenEventIds } from './dedupe';
+import { InMemorySeenEvents } from './dedupe';
 import { parseDeliveryEnvelope, toTriggerItem } from './delivery';
 import { bindingOf, ownerOf, subscribe, subscriptionExists, unsubscribe } from './lifecycle';
 import { openSecret } from './secretBox';
@@ -29,19 +29,15 @@ import {
 	normaliseEventSelection,
 	readLeftoverSubscriptions,
 	readStoredSubscription,
-	storeLeftoverSubscriptions,
 } from './subscription';
 
 /** The leftovers whose secrets a failed delivery is tried against, newest first: enough for any real replacement. */
 const MAX_LEFTOVERS_TRIED = 5;
 
 /**
- * Event ids seen by this n8n process, per workflow, node and subscription. The record in static data would survive a
- * restart, but n8n 2.20+ does not save static data that `webhook()` changes when the delivery starts an execution,
- * nor between test requests, and two copies arriving at the same moment both read it before either is saved: in
- * practice this in-memory record is what drops duplicates. Static data is still written, so n8n versions that do
- * save it (1.x, 2.0–2.17) get a record that outlives a restart. Bounded: 1,000 ids for a day per subscription, for
- * the 200 subscriptions used last.
+ * Event ids seen by this n8n process, per workflow, node and subscription: what drops a delivery the service sends
+ * again. Per process and lost on a restart (see acceptDelivery for why not in static data). Bounded: 1,000 ids for a
+ * day per subscription, for the 200 subscriptions used last.
  */
 const seenInThisProcess = new InMemorySeenEvents(TRIGGERS_KEPT_IN_MEMORY);
 
@@ -111,10 +107,8 @@ async function answerReplacedSubscription(
 		if (leftover.sealedSecret === undefined) continue;
 		const secret = await unsealedSecret(context, leftover.sealedSecret);
 		if (secret === undefined || !verifyDeliverySignature(rawBody, header, secret, nowSeconds).valid) continue;
-		storeLeftoverSubscriptions(
-			nodeData,
-			leftovers.filter((other) => other.id !== leftover.id),
-		);
+		// The record stays: webhook() never writes static data (see acceptDelivery). The service deletes the
+		// subscription on this 410, and the next activation's DELETE finds it gone (404) and drops the record.
 		context.logger.info(
 			`Booking Service Trigger answered 410 to a delivery from webhook subscription ${leftover.id}, which it replaced: the service deletes it.`,
 			{ workflowId: context.getWorkflow().id, nodeName: context.getNode().name },
@@ -269,14 +263,15 @@ function acceptDelivery(
 		return acknowledgeWithoutRun(`event type ${String(eventTypeId)} is not in the Event Type filter`);
 	}
 
-	const nodeData = context.getWorkflowStaticData('node');
-	const nowMs = Date.now();
-	const persisted = checkAndRemember(toSeenEventIds(nodeData.recentEventIds), envelope.id, nowMs);
-	// A duplicate leaves the record as it was; not assigning it leaves static data unchanged, so n8n saves nothing.
-	if (!persisted.duplicate) nodeData.recentEventIds = persisted.seen;
+	// Duplicates are dropped from this process's memory only, never from static data. n8n saves a webhook()'s static
+	// data whole — the copy it read when the request arrived — so any write here could put back a subscription record
+	// that main replaced meanwhile (a re-activation racing a delivery; in queue mode they are different processes),
+	// leaving the trigger unable to verify its own subscription. Durable de-duplication is Remove Duplicates on
+	// eventId (README, "Duplicates").
 	const scope = `${context.getWorkflow().id}/${context.getNode().id}/${subscriptionId}`;
-	const seenHere = seenInThisProcess.checkAndRemember(scope, envelope.id, nowMs);
-	if (persisted.duplicate || seenHere) return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
+	if (seenInThisProcess.checkAndRemember(scope, envelope.id, Date.now())) {
+		return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
+	}
 
 	const booking = localizeBooking(envelope.data.booking as Booking, options.nameLanguage ?? 'service');
 	const item = toTriggerItem({ ...envelope, data: { ...envelope.data, booking } }, options.includeEnvelope ?? false);

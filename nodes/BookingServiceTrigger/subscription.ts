@@ -6,7 +6,7 @@
  *   subscription           StoredSubscription      the subscription this node made, naming the workflow and node
  *                                                  that own it and the account it lives in
  *   leftoverSubscriptions  LeftoverSubscription[]  subscriptions this node replaced but could not delete yet
- *   recentEventIds         [eventId, firstSeenAtMs][]  see dedupe.ts (oldest first)
+ * (Versions before 0.2 also kept `recentEventIds` there; it is removed when the subscription record is rewritten.)
  * Static data is plain text on the workflow row and travels with exports and copies of the workflow: hence
  * `sealedSecret` (secretBox.ts) and never the secret itself, and hence the owner in every record — a record another
  * workflow or node wrote (a copy) is never acted on, only forgotten.
@@ -88,7 +88,7 @@ export function isOwnedBy(record: Owner, owner: Owner): boolean {
 
 export function storeSubscription(nodeData: IDataObject, subscription: StoredSubscription): void {
 	nodeData.subscription = { ...subscription };
-	// Event ids belong to a subscription's deliveries; a new subscription starts with an empty record.
+	// Earlier versions' record of event ids, written by webhook() (which now writes nothing): not read any more.
 	delete nodeData.recentEventIds;
 }
 

@@ -88,6 +88,13 @@ export class TriggerHarness {
 	readonly received: ReceivedRequest[] = [];
 	/** Everything the node logged through `this.logger`, to check that no secret ever reaches a log. */
 	readonly logs: LogLine[] = [];
+	/** Production requests after which n8n would have saved static data (webhook() changed it). */
+	webhookStaticDataSaves = 0;
+	/**
+	 * Runs after a production request has loaded static data and before the node's webhook() is called — where, in
+	 * n8n, main can re-activate the workflow while a webhook process handles a delivery (see the race test).
+	 */
+	beforeWebhook: (() => Promise<void>) | undefined;
 
 	readonly #server: Server;
 	readonly #nodeType: INodeType = new BookingServiceTrigger();
@@ -253,11 +260,11 @@ export class TriggerHarness {
 	}
 
 	/** n8n saves static data only when it changed (`__dataChanged`), then clears the flag. */
-	#saveStaticData(workflow: Workflow): void {
-		if (workflow.staticData.__dataChanged === true) {
-			this.#storedStaticData = JSON.stringify(workflow.staticData);
-			workflow.staticData.__dataChanged = false;
-		}
+	#saveStaticData(workflow: Workflow): boolean {
+		if (workflow.staticData.__dataChanged !== true) return false;
+		this.#storedStaticData = JSON.stringify(workflow.staticData);
+		workflow.staticData.__dataChanged = false;
+		return true;
 	}
 
 	#workflow(staticData: IDataObject): Workflow {
@@ -341,6 +348,7 @@ export class TriggerHarness {
 		this.received.push({ mode: kind, headers: { ...request.headers }, rawBody });
 		const workflow =
 			kind === 'production' ? this.#workflow(this.#loadStaticData()) : this.#testWorkflow(this.#testRegistration!);
+		if (kind === 'production') await this.beforeWebhook?.();
 		const node = workflow.getNode(this.#node.name) as INode;
 		const webhookData = this.#webhookData(workflow, kind === 'test');
 		const additionalData = webhookData.workflowExecuteAdditionalData;
@@ -371,7 +379,7 @@ export class TriggerHarness {
 			this.#answer(response, kind, 500, JSON.stringify({ message: 'Error in workflow' }), (error as Error).message);
 			return;
 		}
-		if (kind === 'production') this.#saveStaticData(workflow);
+		if (kind === 'production' && this.#saveStaticData(workflow)) this.webhookStaticDataSaves += 1;
 
 		if (result.noWebhookResponse === true) {
 			if (!response.writableEnded) response.end();
