@@ -39,7 +39,7 @@ describe("the trigger's webhook() and static data", () => {
 		await sim.control.drainDeliveries();
 		const acceptedId = String(trigger.executions[0].items[0].json.eventId);
 		const body = trigger.received.find((request) => request.headers['service-event-id'] === acceptedId)!.rawBody;
-		const { booking } = JSON.parse(body.toString('utf8')) as { data: { booking: unknown } };
+		const { booking } = (JSON.parse(body.toString('utf8')) as { data: { booking: unknown } }).data;
 		const send = async (payload: string | Buffer, signature: string) =>
 			await trigger.post(payload, { 'Service-Signature': signature });
 		const answers = [
