@@ -16,7 +16,7 @@ export default defineConfig({
 		// Each file in its own worker: module-level state (the trigger's in-process dedupe store, n8n-core's logger
 		// and DI container) must not leak between files. Stated explicitly, which also silences vitest's hint.
 		isolate: true,
-		exclude: ['test/e2e/**', 'node_modules/**'],
+		exclude: ['test/e2e/**', 'test/e2e-queue/**', 'node_modules/**'],
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 	},

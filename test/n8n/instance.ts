@@ -12,13 +12,13 @@
 // and like any install under .n8n/nodes it gives the production type names (`n8n-nodes-booking-service.…`, not
 // `CUSTOM.…`). Packing again at every start picks up the latest `npm run build` without reinstalling n8n.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, spawnN8nProcess, waitUntilReady } from './process.ts';
 import { connectN8n, createApiKey, login, type N8nClient, type N8nConnection, type Owner } from './client.ts';
 import { ensureN8nInstalled, findNode24, findNpmCli, N8N_CACHE_DIR, N8N_MAJOR, npmEnv, tail } from './install.ts';
 
@@ -39,6 +39,8 @@ export interface StartN8nOptions {
 	startTimeoutMs?: number;
 	/** Where n8n's output goes (overwritten). Default: n8n.log in the user folder, so removed by stop(). */
 	logFile?: string;
+	/** Base of the Production and Test URLs n8n builds (WEBHOOK_URL), e.g. a proxy's. Default: n8n's own address. */
+	webhookUrl?: string;
 }
 
 export interface N8nInstance extends N8nClient {
@@ -51,26 +53,6 @@ export interface N8nInstance extends N8nClient {
 	exited: Promise<string>;
 	/** Stops n8n (its whole process group) and removes the temporary user folder. Safe to call twice. */
 	stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1: `preferred` if it is free, else one the system picks. */
-export async function freePort(preferred?: number): Promise<number> {
-	const tryListen = (port: number) =>
-		new Promise<number | undefined>((resolvePort) => {
-			const server = createServer();
-			server.once('error', () => resolvePort(undefined));
-			server.listen(port, LOOPBACK, () => {
-				const address = server.address();
-				server.close(() => resolvePort(typeof address === 'object' && address ? address.port : undefined));
-			});
-		});
-	if (preferred !== undefined) {
-		const port = await tryListen(preferred);
-		if (port !== undefined) return port;
-	}
-	const port = await tryListen(0);
-	if (port === undefined) throw new Error(`no free port on ${LOOPBACK}`);
-	return port;
 }
 
 /** bcrypt from the bcryptjs that n8n ships (and checks passwords with): not a dependency of this package. */
@@ -142,6 +124,47 @@ export function installPackageInto(userFolder: string, packageDir: string): { na
 	return { name, version };
 }
 
+/**
+ * The environment every n8n process of this harness gets: loopback only, telemetry and banners off, the fixed
+ * encryption key, its own task-broker port, and `webhookUrl` as the base of the URLs it builds for triggers.
+ */
+export async function n8nEnvironment(settings: {
+	userFolder: string;
+	port: number;
+	webhookUrl: string;
+}): Promise<NodeJS.ProcessEnv> {
+	const installation = await ensureN8nInstalled();
+	let brokerPort = await freePort();
+	while (brokerPort === settings.port) brokerPort = await freePort();
+	return {
+		// npm_* variables of an outer `npm run` describe this repository, not n8n. NODE_ENV goes too: vitest sets it to
+		// `test`, in which n8n refuses to load nodes; unset is how an npm-installed n8n runs.
+		...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|NODE_ENV$)/i.test(name))),
+		// The task runner and anything else n8n spawns must run on Node 24 too.
+		PATH: [dirname(installation.nodeBin), process.env.PATH ?? ''].join(delimiter),
+		N8N_USER_FOLDER: settings.userFolder,
+		N8N_PORT: String(settings.port),
+		N8N_LISTEN_ADDRESS: LOOPBACK,
+		N8N_HOST: LOOPBACK,
+		N8N_PROTOCOL: 'http',
+		N8N_WEBHOOK_URL: settings.webhookUrl,
+		// n8n 1.x reads only this one.
+		WEBHOOK_URL: settings.webhookUrl,
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		// Each process needs its own task-broker port (default 5679), or a second one fails to start.
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: LOOPBACK,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		// Plain http on loopback: with a Secure cookie a browser on http://127.0.0.1 could not log in.
+		N8N_SECURE_COOKIE: 'false',
+		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
+	};
+}
+
 export async function startN8n(options: StartN8nOptions): Promise<N8nInstance> {
 	const installation = await ensureN8nInstalled();
 	const ownsUserFolder = options.userFolder === undefined;
@@ -154,99 +177,47 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nInstance> {
 	}
 
 	const port = await freePort(options.preferredPort);
-	let brokerPort = await freePort();
-	while (brokerPort === port) brokerPort = await freePort();
 	const baseUrl = `http://${LOOPBACK}:${port}`;
+	const webhookUrl = options.webhookUrl ?? `${baseUrl}/`;
 	const owner: Owner = { email: 'owner@example.com', password: 'Local-test-owner-1' };
 	const logFile = options.logFile ?? join(userFolder, 'n8n.log');
-	mkdirSync(dirname(logFile), { recursive: true });
-
 	const env: NodeJS.ProcessEnv = {
-		// npm_* variables of an outer `npm run` describe this repository, not n8n. NODE_ENV goes too: vitest sets it to
-		// `test`, in which n8n refuses to load nodes; unset is how an npm-installed n8n runs.
-		...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|NODE_ENV$)/i.test(name))),
-		// The task runner and anything else n8n spawns must run on Node 24 too.
-		PATH: [dirname(installation.nodeBin), process.env.PATH ?? ''].join(delimiter),
-		N8N_USER_FOLDER: userFolder,
-		N8N_PORT: String(port),
-		N8N_LISTEN_ADDRESS: LOOPBACK,
-		N8N_HOST: LOOPBACK,
-		N8N_PROTOCOL: 'http',
+		...(await n8nEnvironment({ userFolder, port, webhookUrl })),
 		N8N_EDITOR_BASE_URL: baseUrl,
-		N8N_WEBHOOK_URL: `${baseUrl}/`,
-		// n8n 1.x reads only this one.
-		WEBHOOK_URL: `${baseUrl}/`,
-		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
-		// Each instance needs its own task-broker port (default 5679), or a second one fails to start.
-		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: LOOPBACK,
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_HIRING_BANNER_ENABLED: 'false',
-		// Plain http on loopback: with a Secure cookie a browser on http://127.0.0.1 could not log in.
-		N8N_SECURE_COOKIE: 'false',
 		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
 		N8N_INSTANCE_OWNER_EMAIL: owner.email,
 		N8N_INSTANCE_OWNER_FIRST_NAME: 'Local',
 		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
 		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(owner.password),
-		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
 		...options.env,
 	};
 
 	const started = Date.now();
-	const out = openSync(logFile, 'w');
-	// detached: n8n leads its own process group (with its task runner), so stop() can end exactly that group, and a
-	// Ctrl-C in the terminal reaches only our process, which then stops n8n in order.
-	const child = spawn(installation.nodeBin, [installation.n8nBin, 'start'], {
-		cwd: userFolder,
-		env,
-		detached: true,
-		stdio: ['ignore', out, out],
-	});
-	closeSync(out);
-	let exitDescription: string | undefined;
-	const exited = new Promise<string>((settle) => {
-		child.once('exit', (code, signal) => {
-			exitDescription = signal ? `killed by ${signal}` : `exited with code ${code}`;
-			settle(exitDescription);
-		});
-		child.once('error', (error) => {
-			exitDescription = `could not be started: ${error.message}`;
-			settle(exitDescription);
-		});
-	});
-	// Should this process end without stop() (a crash, process.exit, Ctrl-C while n8n starts), n8n must not live on.
-	const killOnExit = () => {
-		killGroup(child, 'SIGKILL');
-		if (ownsUserFolder) rmSync(userFolder, { recursive: true, force: true });
-	};
-	process.once('exit', killOnExit);
-
+	const n8nProcess = spawnN8nProcess(installation, ['start'], { cwd: userFolder, env, logFile });
+	const { exited } = n8nProcess;
 	let stopping: Promise<void> | undefined;
 	const stop = () => {
 		stopping ??= (async () => {
-			process.removeListener('exit', killOnExit);
-			await stopProcessGroup(child, exited, 20_000);
+			await n8nProcess.stop();
 			if (ownsUserFolder) rmSync(userFolder, { recursive: true, force: true });
 		})();
 		return stopping;
 	};
+	// Should this process end without stop() (a crash, process.exit, Ctrl-C while n8n starts), the folder goes too.
+	if (ownsUserFolder) n8nProcess.onForcedExit(() => rmSync(userFolder, { recursive: true, force: true }));
 
 	try {
 		const deadline = started + (options.startTimeoutMs ?? 120_000);
-		await waitUntilReady(`${baseUrl}/healthz/readiness`, deadline, () => exitDescription);
+		await waitUntilReady(`${baseUrl}/healthz/readiness`, deadline, n8nProcess.exitDescription);
 		// n8n 2.x set the owner up from N8N_INSTANCE_OWNER_*; 1.x knows no such variables and asks once over REST.
 		if (N8N_MAJOR === 1) await setUpOwner(baseUrl, owner, deadline);
 		const cookie = await login(baseUrl, owner);
 		const apiKey = await createApiKey(baseUrl, cookie);
-		const connection: N8nConnection = { baseUrl, webhookUrl: `${baseUrl}/`, apiKey, owner, cookie, userFolder, logFile };
+		const connection: N8nConnection = { baseUrl, webhookUrl, apiKey, owner, cookie, userFolder, logFile };
 		return {
 			...connectN8n(connection),
 			connection,
-			pid: child.pid ?? 0,
+			pid: n8nProcess.pid,
 			startMs: Date.now() - started,
 			exited,
 			stop,
@@ -280,38 +251,3 @@ async function setUpOwner(baseUrl: string, owner: Owner, deadline: number): Prom
 	}
 }
 
-async function waitUntilReady(readinessUrl: string, deadline: number, exited: () => string | undefined): Promise<void> {
-	while (Date.now() < deadline) {
-		const how = exited();
-		if (how) throw new Error(`n8n ${how} before it was ready`);
-		try {
-			const response = await fetch(readinessUrl, { signal: AbortSignal.timeout(2_000) });
-			await response.body?.cancel();
-			if (response.ok) return;
-		} catch {
-			// not listening yet
-		}
-		await sleep(250);
-	}
-	throw new Error(`${readinessUrl} did not answer 200 in time`);
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid === undefined) return;
-	try {
-		process.kill(-child.pid, signal);
-	} catch (error) {
-		// ESRCH: the group is gone already.
-		if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-	}
-}
-
-/** SIGTERM to n8n's process group (graceful shutdown), SIGKILL after `graceMs`, then SIGKILL to any straggler. */
-async function stopProcessGroup(child: ChildProcess, exited: Promise<string>, graceMs: number): Promise<void> {
-	killGroup(child, 'SIGTERM');
-	const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
-	await exited;
-	clearTimeout(timer);
-	// The task runner is in the same group; it normally leaves with n8n, this makes sure.
-	killGroup(child, 'SIGKILL');
-}
