@@ -21,6 +21,7 @@ import type { N8nBench } from './n8n.ts';
 import { startN8nBench } from './n8n.ts';
 import { packageSection } from './package-cost.ts';
 import { pollingSection } from './polling.ts';
+import { queueSection } from './queue.ts';
 import type { SimulatorProcess } from './processes.ts';
 import { killChildren, progress, REPO_ROOT, REPORT_DIR, startSimulatorProcess } from './processes.ts';
 import { renderProfileSummary, summarizeProfile } from './profile-summary.ts';
@@ -37,6 +38,7 @@ const SECTIONS: Section[] = [
 	deliveriesSection,
 	packageSection,
 	pollingSection,
+	queueSection,
 ];
 /** Past this, sections start no new measured runs (each reports what it has); a cold n8n install comes on top. */
 const TIME_BUDGET_MS = 10 * 60_000;

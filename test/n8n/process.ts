@@ -41,14 +41,14 @@ export interface N8nProcess {
 	stop(): Promise<void>;
 }
 
-/** Spawns `n8n <args>` on Node 24 with its output in `logFile` (overwritten). */
+/** Spawns `n8n <args>` on Node 24 with its output in `logFile` (overwritten unless `appendToLog`). */
 export function spawnN8nProcess(
 	installation: { nodeBin: string; n8nBin: string },
 	args: string[],
-	options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string },
+	options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; appendToLog?: boolean },
 ): N8nProcess {
 	mkdirSync(dirname(options.logFile), { recursive: true });
-	const out = openSync(options.logFile, 'w');
+	const out = openSync(options.logFile, options.appendToLog ? 'a' : 'w');
 	// detached: n8n leads its own process group (with its task runner), so stop() can end exactly that group, and a
 	// Ctrl-C in the terminal reaches only our process, which then stops n8n in order.
 	const child = spawn(installation.nodeBin, [installation.n8nBin, ...args], {

@@ -105,8 +105,10 @@ export async function startQueueN8n(options: QueueN8nOptions): Promise<QueueN8n>
 			const logFile = join(logsDir, `${name}.log`);
 			const url = `http://127.0.0.1:${port}/`;
 			let current: N8nProcess;
+			let starts = 0;
 			const start = async () => {
-				current = spawnN8nProcess(installation, args, { cwd: userFolder, env, logFile });
+				// A restart appends to the log, so what happened before it stays readable.
+				current = spawnN8nProcess(installation, args, { cwd: userFolder, env, logFile, appendToLog: starts++ > 0 });
 				try {
 					await waitUntilReady(`${url}healthz/readiness`, Date.now() + START_LIMIT_MS, current.exitDescription);
 				} catch (error) {
@@ -115,19 +117,22 @@ export async function startQueueN8n(options: QueueN8nOptions): Promise<QueueN8n>
 				}
 			};
 			await start();
-			const process: HelperProcess = {
+			const helperProcess: HelperProcess = {
 				role,
 				url,
 				logFile,
 				process: () => current,
 				async restart() {
+					const stopping = Date.now();
 					await current.stop();
+					const starting = Date.now();
 					await start();
+					process.stderr.write(`[queue] ${name} restarted: stopped in ${starting - stopping} ms, ready ${Date.now() - starting} ms later\n`);
 				},
 				stop: async () => await current.stop(),
 			};
-			stoppables.push(process);
-			return process;
+			stoppables.push(helperProcess);
+			return helperProcess;
 		};
 		const [worker, ...webhooks] = await Promise.all([
 			helper('worker', 'worker', await freePort()),

@@ -1,0 +1,125 @@
+/**
+ * One measured run of deliveries into a real n8n (sections 4 and 7): send a batch with a bounded number in flight,
+ * wait for the executions, optionally send part of it again (a retried delivery must start nothing), and count:
+ * throughput from n8n's own execution records, executions after a pause, and, where asked, each event id once.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Agent, request } from 'undici';
+
+import type { N8nInstance } from '../n8n/instance.ts';
+import type { Delivery } from './deliveries.ts';
+import { countExecutions, executionsAfter, lastExecutionId, waitForExecutionCount } from './n8n.ts';
+
+/** Deliveries in flight at once, like a service with a few delivery workers. */
+export const CONCURRENCY = 8;
+/** Part of each run sent again afterwards, where the target drops repeats. */
+const RESEND_SHARE = 0.1;
+const SEND_LIMIT_MS = 60_000;
+const EXECUTIONS_LIMIT_MS = 90_000;
+export const SETTLE_MS = 1_000;
+
+export interface Target {
+	workflowId: string;
+	url: string;
+	/** The start node's name, whose items carry `eventId` (checked when set). */
+	eventIdsFrom?: string;
+	/** Whether repeats must be acknowledged without a run (and a share of each run is resent to prove it). */
+	dropsRepeats?: boolean;
+}
+
+/** Sends every delivery with at most CONCURRENCY in flight; stops sending after SEND_LIMIT_MS. */
+async function sendAll(url: string, deliveries: Delivery[], dispatcher: Agent) {
+	const statuses: number[] = [];
+	const answers: string[] = [];
+	let next = 0;
+	const started = Date.now();
+	const worker = async () => {
+		while (next < deliveries.length && Date.now() - started < SEND_LIMIT_MS) {
+			const delivery = deliveries[next++];
+			const response = await request(url, { method: 'POST', headers: delivery.headers, body: delivery.body, dispatcher });
+			statuses.push(response.statusCode);
+			answers.push(await response.body.text());
+		}
+	};
+	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+	return { statuses, answers, sent: statuses.length };
+}
+
+export interface RunOutcome {
+	deliveries: number;
+	acknowledged: number;
+	/** Deliveries per second that became finished executions. */
+	executionsPerSecond: number;
+	/** Deliveries per second acknowledged (answered 2xx). */
+	acknowledgedPerSecond: number;
+	executions: number;
+	executionsAfterPause: number;
+	failedExecutions: number;
+	resent: number;
+	resentAcknowledgedWithoutRun: number;
+	eventIdsMissing: number;
+	eventIdsDoubled: number;
+}
+
+export async function runOnce(
+	client: N8nInstance,
+	target: Target,
+	deliveries: Delivery[],
+	dispatcher: Agent,
+): Promise<RunOutcome> {
+	const checkEventIds = target.eventIdsFrom !== undefined;
+	const before = await countExecutions(client, target.workflowId, true);
+	const lastIdBefore = await lastExecutionId(client, target.workflowId);
+	const firstSend = Date.now();
+	const sent = await sendAll(target.url, deliveries, dispatcher);
+	const allAcknowledged = Date.now();
+	const acknowledged = sent.statuses.filter((status) => status >= 200 && status < 300).length;
+	await waitForExecutionCount(client, target.workflowId, before + deliveries.length, EXECUTIONS_LIMIT_MS);
+
+	let resent = 0;
+	let resentAcknowledgedWithoutRun = 0;
+	if (target.dropsRepeats === true) {
+		const again = deliveries.slice(0, Math.ceil(deliveries.length * RESEND_SHARE));
+		const repeat = await sendAll(target.url, again, dispatcher);
+		resent = repeat.sent;
+		resentAcknowledgedWithoutRun = repeat.answers.filter(
+			(answer, index) => repeat.statuses[index] === 200 && answer.includes('already received'),
+		).length;
+	}
+	await sleep(SETTLE_MS);
+	const executionsAfterPause = (await countExecutions(client, target.workflowId, true)) - before;
+	const executions = await executionsAfter(client, target.workflowId, lastIdBefore, checkEventIds);
+	const lastStop = Math.max(...executions.map((execution) => Date.parse(execution.stoppedAt ?? '') || 0));
+
+	let eventIdsMissing = 0;
+	let eventIdsDoubled = 0;
+	if (checkEventIds) {
+		const seen = new Map<string, number>();
+		for (const execution of executions) {
+			const runData = (execution.data as { resultData?: { runData?: Record<string, Array<{ data?: { main?: Array<Array<{ json: { eventId?: string } }>> } }>> } })
+				?.resultData?.runData?.[target.eventIdsFrom!];
+			for (const item of runData?.[0]?.data?.main?.[0] ?? []) {
+				const id = String(item.json.eventId);
+				seen.set(id, (seen.get(id) ?? 0) + 1);
+			}
+		}
+		const sentIds = new Set(deliveries.map((delivery) => delivery.eventId));
+		eventIdsMissing = [...sentIds].filter((id) => !seen.has(id)).length;
+		eventIdsDoubled = [...seen].filter(([id, times]) => times > 1 || !sentIds.has(id)).length;
+	}
+	return {
+		deliveries: deliveries.length,
+		acknowledged,
+		executionsPerSecond: executions.length / ((lastStop - firstSend) / 1000),
+		acknowledgedPerSecond: acknowledged / ((allAcknowledged - firstSend) / 1000),
+		executions: executions.length,
+		executionsAfterPause,
+		failedExecutions: executions.filter((execution) => execution.status !== 'success').length,
+		resent,
+		resentAcknowledgedWithoutRun,
+		eventIdsMissing,
+		eventIdsDoubled,
+	};
+}
+

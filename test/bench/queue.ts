@@ -1,0 +1,148 @@
+/**
+ * 7. Queue mode: signed 5 KB deliveries per second that become executions when n8n runs as main + 1 worker + 2
+ * webhook processes behind a round-robin proxy (test/n8n/queue.ts, on Postgres and Redis), against the same topology
+ * with every delivery sent to one webhook process. One topology serves both: the baseline posts to webhook process 1
+ * directly, ours to the proxy. Same workflow, same worker, same bytes; runs alternate.
+ *
+ * Nothing may be lost: every sent event id in exactly one execution, every execution successful, and the count still
+ * the same after a pause. (Repeats are not resent here: each webhook process drops only the repeats it saw itself,
+ * so a resent copy through the proxy may run again — the README's "Duplicates" says so.)
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+import { Agent } from 'undici';
+
+import { REPO_ROOT } from '../n8n/install.ts';
+import { startQueueN8n } from '../n8n/queue.ts';
+import type { BenchContext, Section } from './context.ts';
+import { runCounts } from './context.ts';
+import { deliveryTemplate, makeDeliveries, sampleBooking } from './deliveries.ts';
+import type { RunOutcome, Target } from './delivery-runs.ts';
+import { CONCURRENCY, runOnce, SETTLE_MS } from './delivery-runs.ts';
+import { postWhenRegistered } from './n8n.ts';
+import { packageDir, progress } from './processes.ts';
+import type { Check, SectionReport } from './report.ts';
+import { formatRatio, formatSummary, ratioOfMedians, rotate, summarize } from './stats.ts';
+
+const VARIANTS = ['twoWebhookProcesses', 'oneWebhookProcess'] as const;
+type Variant = (typeof VARIANTS)[number];
+const TRIGGER_NAME = 'Booking Service Trigger';
+
+export const queueSection: Section = {
+	id: 'queue',
+	title: 'Queue mode: deliveries through 2 webhook processes + 1 worker vs 1 webhook process',
+	async run(context: BenchContext): Promise<SectionReport> {
+		const sim = await context.simulator();
+		progress('queue: starting Postgres, Redis, n8n main, 1 worker and 2 webhook processes (about 30 s)');
+		const queue = await startQueueN8n({
+			packageDir: packageDir(),
+			dataDir: join(REPO_ROOT, '.cache', 'bench-queue'),
+			env: { N8N_LOG_LEVEL: 'warn' },
+		});
+		const dispatcher = new Agent({ connections: CONCURRENCY });
+		try {
+			const client = queue.main;
+			const credential = await client.createCredential({
+				name: 'Booking Service (simulator)',
+				type: 'bookingServiceApi',
+				data: { apiKey: sim.apiKeys.readWrite, baseUrl: sim.baseUrl },
+			});
+			const webhookId = randomUUID();
+			const workflow = await client.createWorkflow({
+				name: 'bench: Booking Service Trigger in queue mode',
+				nodes: [
+					{
+						name: TRIGGER_NAME,
+						type: 'n8n-nodes-booking-service.bookingServiceTrigger',
+						typeVersion: 1,
+						position: [0, 0],
+						webhookId,
+						parameters: { events: ['*'], options: {} },
+						credentials: { bookingServiceApi: { id: credential.id, name: credential.name } },
+					},
+				],
+				connections: {},
+			});
+			await client.activate(workflow.id);
+			const path = `webhook/${webhookId}/webhook`;
+			const targets: Record<Variant, Target> = {
+				twoWebhookProcesses: { workflowId: workflow.id, url: `${queue.proxy.url}${path}`, eventIdsFrom: TRIGGER_NAME },
+				oneWebhookProcess: { workflowId: workflow.id, url: `${queue.webhooks[0].url}${path}`, eventIdsFrom: TRIGGER_NAME },
+			};
+			const { items } = await sim.control<{ items: Array<{ url: string; secret: string; status: string }> }>('GET', '/webhooks');
+			const subscription = items.find((item) => item.url === targets.twoWebhookProcesses.url && item.status === 'active');
+			if (subscription === undefined) throw new Error('the trigger did not subscribe the proxy URL on the simulator');
+			const template = deliveryTemplate(await sampleBooking(sim.control));
+			for (const process of queue.webhooks) {
+				const [probe] = makeDeliveries(template, subscription.secret, 1);
+				const answer = await postWhenRegistered(`${process.url}${path}`, probe.body, probe.headers);
+				if (answer.status !== 200) throw new Error(`${process.url} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+			}
+
+			const counts = runCounts(context, { warmups: 1, runs: 3 }, { warmups: 1, runs: 2 });
+			const perRun = context.quick ? 100 : 150;
+			progress(`queue: ${counts.warmups} warm-up + ${counts.runs} runs of ${perRun} deliveries per variant, ${CONCURRENCY} in flight`);
+			const outcomes: Record<Variant, RunOutcome[]> = { twoWebhookProcesses: [], oneWebhookProcess: [] };
+			for (let index = 0; index < counts.warmups + counts.runs && Date.now() < context.deadline; index++) {
+				for (const variant of rotate(index, VARIANTS)) {
+					const deliveries = makeDeliveries(template, subscription.secret, perRun);
+					const outcome = await runOnce(client, targets[variant], deliveries, dispatcher);
+					if (index >= counts.warmups) outcomes[variant].push(outcome);
+				}
+			}
+
+			const checks: Check[] = VARIANTS.map((variant) => {
+				const runs = outcomes[variant];
+				const sum = (pick: (run: RunOutcome) => number) => runs.reduce((total, run) => total + pick(run), 0);
+				const sent = sum((run) => run.deliveries);
+				return {
+					what: `${variant}: every event id in exactly one execution, none lost`,
+					passed:
+						runs.length > 0 &&
+						sum((run) => run.acknowledged) === sent &&
+						sum((run) => run.executions) === sent &&
+						sum((run) => run.executionsAfterPause) === sent &&
+						sum((run) => run.failedExecutions) === 0 &&
+						sum((run) => run.eventIdsMissing) === 0 &&
+						sum((run) => run.eventIdsDoubled) === 0,
+					detail: `${sent} sent, ${sum((run) => run.acknowledged)} acknowledged, ${sum((run) => run.executions)} executions (${sum((run) => run.executionsAfterPause)} after a ${SETTLE_MS / 1000} s pause), ${sum((run) => run.eventIdsMissing)} ids missing, ${sum((run) => run.eventIdsDoubled)} doubled`,
+				};
+			});
+			const rate = (variant: Variant) => summarize(outcomes[variant].map((run) => run.executionsPerSecond));
+			const ackRate = (variant: Variant) => summarize(outcomes[variant].map((run) => run.acknowledgedPerSecond));
+			return {
+				id: this.id,
+				title: this.title,
+				rows: [
+					{
+						section: 7,
+						measure: `Queue mode: signed 5 KB deliveries turned into executions, 2 webhook processes + 1 worker vs 1 webhook process (${perRun} per run, ${CONCURRENCY} in flight)`,
+						ours: formatSummary(rate('twoWebhookProcesses'), '/s'),
+						baseline: formatSummary(rate('oneWebhookProcess'), '/s'),
+						ratio: formatRatio(ratioOfMedians(rate('twoWebhookProcesses'), rate('oneWebhookProcess'))),
+						target: '—',
+						verdict: 'info',
+					},
+					{
+						section: 7,
+						measure: 'Queue mode: deliveries acknowledged per second, 2 webhook processes vs 1',
+						ours: formatSummary(ackRate('twoWebhookProcesses'), '/s'),
+						baseline: formatSummary(ackRate('oneWebhookProcess'), '/s'),
+						ratio: formatRatio(ratioOfMedians(ackRate('twoWebhookProcesses'), ackRate('oneWebhookProcess'))),
+						target: '—',
+						verdict: 'info',
+					},
+				],
+				checks,
+				notes: [
+					'Throughput ratios (higher is better). Every process of the topology shares the machine: on 2 cores a second webhook process adds little, since the worker and Postgres compete for the same cores.',
+				],
+				data: { perRun, concurrency: CONCURRENCY, outcomes },
+			};
+		} finally {
+			await dispatcher.close();
+			await queue.stop();
+		}
+	},
+};
