@@ -101,18 +101,33 @@ async function activateWorkflows(n8n: N8nBench, cal: CalComStub): Promise<Record
 	};
 }
 
-/** The same bodies, signed the way each variant verifies (the plain Webhook node verifies nothing). */
+/**
+ * The deliveries as each variant receives them. Cal.com's trigger gets Cal.com's envelope around the same booking
+ * (`{ triggerEvent, createdAt, payload }`; it outputs the payload's fields), so both triggers emit and store an item
+ * of the same size, signed as Cal.com signs. The plain Webhook node gets our bytes and verifies nothing.
+ */
 function signedFor(variant: Variant, deliveries: Delivery[], calSecret: string): Delivery[] {
 	if (variant !== 'calComTrigger') return deliveries;
-	return deliveries.map((delivery) => ({
-		...delivery,
-		headers: { 'content-type': 'application/json', 'x-cal-signature-256': calSignature(calSecret, delivery.body) },
-	}));
+	return deliveries.map((delivery) => {
+		const ours = JSON.parse(delivery.body.toString('utf8')) as { id: string; createdAt: string; data: { booking: object } };
+		const body = Buffer.from(
+			JSON.stringify({
+				triggerEvent: 'BOOKING_CREATED',
+				createdAt: ours.createdAt,
+				payload: { eventId: ours.id, ...ours.data.booking },
+			}),
+		);
+		return {
+			...delivery,
+			body,
+			headers: { 'content-type': 'application/json', 'x-cal-signature-256': calSignature(calSecret, body) },
+		};
+	});
 }
 
 export const deliveriesSection: Section = {
 	id: 'deliveries',
-	title: 'Signed deliveries through real n8n: trigger vs plain Webhook node',
+	title: "Signed deliveries through real n8n: trigger vs n8n's Cal.com Trigger and plain Webhook node",
 	async run(context: BenchContext): Promise<SectionReport> {
 		const sim = await context.simulator();
 		const n8n = await context.n8n();

