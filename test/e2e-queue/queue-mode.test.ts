@@ -20,6 +20,8 @@ import {
 	executionsStartedBy,
 	PACKAGE,
 	post,
+	postOnce404Passes,
+	eventId,
 	signedDelivery,
 	subscriptionFor,
 	tally,
@@ -80,17 +82,6 @@ async function settledExecutions(workflowId: string) {
 	return await executionsOf(queue.main, workflowId, recorded);
 }
 
-/** Posts until the answer is not 404 (bounded: 15 s). */
-async function postOnce404Passes(url: string, delivery: { body: string; headers: Record<string, string> }) {
-	const deadline = Date.now() + 15_000;
-	for (;;) {
-		const answer = await post(url, delivery);
-		if (answer.status !== 404 || Date.now() > deadline) return answer;
-		await new Promise((resolve) => setTimeout(resolve, 200));
-	}
-}
-
-const eventId = () => `evt_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
 describe('the package in n8n queue mode', () => {
 	it('main lists the nodes; an action workflow called through the webhook processes runs on the worker', async () => {
@@ -306,5 +297,35 @@ describe('the package in n8n queue mode', () => {
 		const executions = await settledExecutions(workflow.id);
 		expect(executions.filter((execution) => eventIdOf(execution) === event.id)).toHaveLength(1);
 		expect(executions.filter((execution) => execution.status !== 'success')).toEqual([]);
+	});
+
+	it('the polling trigger polls from main (n8n runs active triggers there) and its executions run on the worker', async () => {
+		const trigger = 'Booking Service Polling Trigger';
+		const { id } = await queue.main.createWorkflow({
+			name: 'queue e2e: polling trigger',
+			nodes: [
+				{
+					name: trigger,
+					type: `${PACKAGE}.bookingServicePollingTrigger`,
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['booking.created'], options: {} },
+					credentials: { bookingServiceApi: credential },
+				},
+			],
+			connections: {},
+		});
+		published.add(id);
+		await queue.main.activate(id); // the first poll runs now and starts from now
+		const [bookingId] = await bookIntroCalls(simulator, 1);
+		await simulator.control.drainDeliveries();
+		// n8n polls once a minute at most: the booking shows within two polls.
+		const [execution] = await queue.main.waitForExecutions(id, 1, 150_000);
+		const items = execution.data?.resultData.runData[trigger]?.[0]?.data?.main[0] ?? [];
+		expect(items.map((item) => [item.json.eventType, (item.json.booking as { id: string }).id])).toEqual([
+			['booking.created', bookingId],
+		]);
+		expect(executionsStartedBy(queue.worker.logFile)).toContain(execution.id);
+		await unpublish(id);
 	});
 });

@@ -86,6 +86,19 @@ export async function post(url: string, delivery: { body: string; headers: Recor
 	return { status: response.status, text: await response.text() };
 }
 
+/** Posts until the answer is not 404 (bounded: 15 s). */
+export async function postOnce404Passes(url: string, delivery: { body: string; headers: Record<string, string> }) {
+	const deadline = Date.now() + 15_000;
+	for (;;) {
+		const answer = await post(url, delivery);
+		if (answer.status !== 404 || Date.now() > deadline) return answer;
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
+/** A new event id in the service's format. */
+export const eventId = () => `evt_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+
 /** Finished executions once at least `expected` exist (bounded wait), all asserted successful by the caller. */
 export async function executionsOf(client: N8nClient, workflowId: string, expected: number): Promise<Execution[]> {
 	if (expected > 0) await client.waitForExecutions(workflowId, expected, EXECUTIONS_LIMIT_MS);

@@ -1,7 +1,7 @@
 // The n8n that the global setup started, as a client for test files.
 import { inject } from 'vitest';
 import { connectN8n, type N8nClient, type N8nConnection } from '../n8n/client.ts';
-import { N8N_MAJOR } from '../n8n/install.ts';
+import { N8N_HARNESS } from '../n8n/install.ts';
 
 declare module 'vitest' {
 	export interface ProvidedContext {
@@ -17,11 +17,11 @@ export const CREDENTIAL_TYPE = 'bookingServiceApi';
 
 
 /**
- * What n8n itself shows where versions differ, in one place. n8n 1.x's credential test replaces the credential's own
- * messages with generic ones, and names an unusable URL differently.
+ * What n8n itself shows where versions differ, in one place. The credential test of n8n 1.x and 2.16 replaces the
+ * credential's own messages with generic ones, and names an unusable URL differently.
  */
 export const CREDENTIAL_TEST_TEXT =
-	N8N_MAJOR === 1
+	N8N_HARNESS.genericCredentialTestTexts
 		? {
 				rejectedKey: /^Authorization failed - please check your credentials/,
 				nothingAtBaseUrl: /^The resource you are requesting could not be found/,

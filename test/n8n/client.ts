@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { N8N_MAJOR, tail } from './install.ts';
+import { N8N_HARNESS, tail } from './install.ts';
 
 /** The editor binds the auth cookie to a browser id; any constant works for a client that is not a browser. */
 const BROWSER_ID = 'n8n-nodes-booking-service-tests';
@@ -248,7 +248,9 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 
 		// n8n 1.x's public API refuses credentials without "allowedDomains"; its editor route takes them.
 		createCredential: async (credential) =>
-			N8N_MAJOR === 1 ? await rest('POST', '/credentials', credential) : await api('POST', '/credentials', credential),
+			N8N_HARNESS.credentialsViaRest
+				? await rest('POST', '/credentials', credential)
+				: await api('POST', '/credentials', credential),
 
 		testCredential: async (id, data) => {
 			const saved = await rest<{ name: string; type: string; data: Record<string, unknown> }>(
@@ -279,8 +281,8 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 		},
 
 		activate: async (id) => {
-			if (N8N_MAJOR === 1) {
-				// n8n 1.x activates synchronously and answers 400 with the trigger's error.
+			if (!N8N_HARNESS.publishApi) {
+				// n8n 1.x and 2.16 activate synchronously and answers 400 with the trigger's error.
 				await api('POST', `/workflows/${id}/activate`);
 				return;
 			}
@@ -294,7 +296,7 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 		},
 
 		deactivate: async (id) => {
-			if (N8N_MAJOR === 1) {
+			if (!N8N_HARNESS.publishApi) {
 				await api('POST', `/workflows/${id}/deactivate`);
 				return;
 			}

@@ -34,26 +34,82 @@ import { fileURLToPath } from 'node:url';
 /**
  * The n8n versions the package is tested on, each installed into its own cache folder. Which one a process uses is
  * chosen by the environment variable BOOKING_N8N_VERSION (default: the newest), so one harness serves all: the
- * differences between them live here (install) and in N8N_MAJOR's uses in instance.ts and client.ts.
+ * differences between them live here: install settings, and the HarnessProfile the harness branches on.
  */
-const PROFILES: Record<string, { overrides: Record<string, string>; lockfile: string; node?: string }> = {
+interface Profile {
+	/** npm overrides (a nested object overrides inside one package). */
+	overrides: Record<string, string | Record<string, string>>;
+	lockfile: string;
+	/** The Node version n8n runs on; default the project's Node 24. */
+	node?: string;
+	/** Installed beside n8n, so that this version is the one hoisted to the top of node_modules. */
+	hoisted?: Record<string, string>;
+	/** How this n8n is driven where versions differ (measured on each). */
+	harness: HarnessProfile;
+}
+
+export interface HarnessProfile {
+	/** The owner comes from N8N_INSTANCE_OWNER_* (2.41); otherwise it is set up over REST once (1.x, 2.16). */
+	ownerFromEnv: boolean;
+	/** Public API `publish`/`unpublish` with an asynchronous outbox (2.41); otherwise `activate`/`deactivate`. */
+	publishApi: boolean;
+	/** The public API refuses credentials without "allowedDomains" (1.x, 2.16): they are made through REST. */
+	credentialsViaRest: boolean;
+	/** The credential test shows n8n's generic texts instead of the credential's own messages (1.x, 2.16). */
+	genericCredentialTestTexts: boolean;
+	/** A form's run finishes after its Form Ending page is answered (2.41); 1.x and 2.16 keep it waiting for a browser. */
+	formRunFinishes: boolean;
+}
+
+const PROFILES: Record<string, Profile> = {
 	// 2.41.3 does not install from the registry mirror (n8n-core@2.41.2 is missing); 2.41.1 does with these.
 	'2.41.1': {
 		overrides: { linkedom: '0.18.14', '@langchain/langgraph': '1.4.18', '@langchain/protocol': '0.0.19' },
 		lockfile: 'n8n-lock.json',
+		harness: {
+			ownerFromEnv: true,
+			publishApi: true,
+			credentialsViaRest: false,
+			genericCredentialTestTexts: false,
+			formRunFinishes: true,
+		},
 	},
 	// The newest 1.x. Its xlsx dependency points at an unreachable CDN tarball; langgraph-checkpoint 1.2.2 needs a newer
 	// @langchain/core than 1.x ships, and n8n then fails at start.
 	'1.123.81': {
 		overrides: { xlsx: '0.18.5', '@langchain/langgraph-checkpoint': '1.0.0' },
 		lockfile: 'n8n-1.123.81-lock.json',
+		harness: {
+			ownerFromEnv: false,
+			publishApi: false,
+			credentialsViaRest: true,
+			genericCredentialTestTexts: true,
+			formRunFinishes: false,
+		},
 	},
-	// The last 2.x before n8n stopped saving static data a webhook() changes (2.20), from the Node 22 part of the line:
-	// it runs on Node 22, as its users run it.
-	'2.17.7': {
-		overrides: {},
-		lockfile: 'n8n-2.17.7-lock.json',
+	// From the middle of the 2.x line, run on Node 22 as its users run it, and from before n8n stopped saving static
+	// data a webhook() changes (2.20). 2.17.7 would be the last such release, but the registry mirror lacks ten of its
+	// @n8n packages (@n8n/db@1.17.3, @n8n/api-types@1.17.3, n8n-editor-ui@2.17.6, …); 2.16.1's are all there.
+	'2.16.1': {
+		// The same two overrides as 1.x (xlsx's unreachable tarball; a langgraph-checkpoint that needs a newer core),
+		// and langchain's own langgraph held to 1.2.x: the newest (1.7) needs a newer @langchain/core than n8n pins.
+		overrides: {
+			xlsx: '0.18.5',
+			'@langchain/langgraph-checkpoint': '1.0.0',
+			langchain: { '@langchain/langgraph': '1.2.8' },
+		},
+		// Otherwise an @opentelemetry/core 0.10.2 (of @opentelemetry/tracing) lands at the top, where today's Sentry
+		// (its peer wants ^1.30 || ^2.1; peers are not installed with --legacy-peer-deps) finds it and n8n fails at start.
+		hoisted: { '@opentelemetry/core': '2.10.0' },
+		lockfile: 'n8n-2.16.1-lock.json',
 		node: '22.23.3',
+		harness: {
+			ownerFromEnv: false,
+			publishApi: false,
+			credentialsViaRest: true,
+			genericCredentialTestTexts: true,
+			formRunFinishes: false,
+		},
 	},
 };
 export const DEFAULT_N8N_VERSION = '2.41.1';
@@ -63,8 +119,8 @@ const PROFILE = PROFILES[N8N_VERSION];
 if (PROFILE === undefined) {
 	throw new Error(`BOOKING_N8N_VERSION=${N8N_VERSION} is not a tested n8n version (${TESTED_N8N_VERSIONS.join(', ')})`);
 }
-/** 1 or 2: what the harness branches on (owner set-up, activation API). */
-export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
+/** What the harness branches on where n8n versions differ. */
+export const N8N_HARNESS: HarnessProfile = PROFILE.harness;
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = resolve(HERE, '../..');
 export const N8N_CACHE_DIR = join(
@@ -81,7 +137,7 @@ const CACHE_PACKAGE_JSON = {
 	name: 'n8n-runtime-cache',
 	private: true,
 	description: 'n8n for npm run dev and the end-to-end suite of n8n-nodes-booking-service; made by test/n8n/install.ts',
-	dependencies: { n8n: N8N_VERSION },
+	dependencies: { n8n: N8N_VERSION, ...PROFILE.hoisted },
 	overrides: PROFILE.overrides,
 	// Every dependency with an install script, decided once, so that npm runs exactly these (and prints no
 	// "not yet covered" list). Allowed: sqlite3 (n8n's database; its prebuilt download needs GitHub, so it compiles

@@ -20,7 +20,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, spawnN8nProcess, waitUntilReady } from './process.ts';
 import { connectN8n, createApiKey, login, type N8nClient, type N8nConnection, type Owner } from './client.ts';
-import { ensureN8nInstalled, findNode24, findNpmCli, N8N_CACHE_DIR, N8N_MAJOR, npmEnv, tail } from './install.ts';
+import { ensureN8nInstalled, findNode24, findNpmCli, N8N_CACHE_DIR, N8N_HARNESS, npmEnv, tail } from './install.ts';
 
 /** Fixed, so that credentials in a kept user folder stay readable across restarts; it protects only test data. */
 const ENCRYPTION_KEY = 'n8n-nodes-booking-service-local-test-key';
@@ -209,8 +209,8 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nInstance> {
 	try {
 		const deadline = started + (options.startTimeoutMs ?? 120_000);
 		await waitUntilReady(`${baseUrl}/healthz/readiness`, deadline, n8nProcess.exitDescription);
-		// n8n 2.x set the owner up from N8N_INSTANCE_OWNER_*; 1.x knows no such variables and asks once over REST.
-		if (N8N_MAJOR === 1) await setUpOwner(baseUrl, owner, deadline);
+		// n8n 2.41 sets the owner up from N8N_INSTANCE_OWNER_*; 1.x and 2.16 know no such variables and ask once over REST.
+		if (!N8N_HARNESS.ownerFromEnv) await setUpOwner(baseUrl, owner, deadline);
 		const cookie = await login(baseUrl, owner);
 		const apiKey = await createApiKey(baseUrl, cookie);
 		const connection: N8nConnection = { baseUrl, webhookUrl, apiKey, owner, cookie, userFolder, logFile };
