@@ -120,7 +120,9 @@ async function main(): Promise<void> {
 			`  Keys:        read-write ${simulator.apiKeys.readWrite}`,
 			`               read-only  ${simulator.apiKeys.readOnly}`,
 			'',
-			'Ctrl-C stops n8n and the simulator. The n8n data folder is temporary: export workflows you want to keep.',
+			queue === undefined
+				? 'Ctrl-C stops n8n and the simulator. The n8n data folder is temporary: export workflows you want to keep.'
+				: 'Ctrl-C stops every process above. The data stays in .cache/queue-dev until the next start empties it.',
 			'',
 		];
 		process.stdout.write(lines.join('\n'));
