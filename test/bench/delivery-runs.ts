@@ -10,6 +10,9 @@ import { Agent, request } from 'undici';
 import type { N8nInstance } from '../n8n/instance.ts';
 import type { Delivery } from './deliveries.ts';
 import { countExecutions, executionsAfter, lastExecutionId, waitForExecutionCount } from './n8n.ts';
+import type { Row } from './report.ts';
+import { infoRow } from './report.ts';
+import { summarize } from './stats.ts';
 
 /** Deliveries in flight at once, like a service with a few delivery workers. */
 export const CONCURRENCY = 8;
@@ -123,3 +126,33 @@ export async function runOnce(
 	};
 }
 
+
+type Counted = Exclude<keyof RunOutcome, 'executionsPerSecond' | 'acknowledgedPerSecond'>;
+
+/** The counts of the measured runs, summed (for the checks). */
+export function totals(runs: RunOutcome[]): Record<Counted, number> {
+	const sum = (field: Counted) => runs.reduce((total, run) => total + run[field], 0);
+	return {
+		deliveries: sum('deliveries'),
+		acknowledged: sum('acknowledged'),
+		executions: sum('executions'),
+		executionsAfterPause: sum('executionsAfterPause'),
+		failedExecutions: sum('failedExecutions'),
+		resent: sum('resent'),
+		resentAcknowledgedWithoutRun: sum('resentAcknowledgedWithoutRun'),
+		eventIdsMissing: sum('eventIdsMissing'),
+		eventIdsDoubled: sum('eventIdsDoubled'),
+	};
+}
+
+/** A report row comparing a per-run rate (higher is better): median of ours, of the baseline, and their ratio. */
+export function throughputRow(
+	section: number,
+	measure: string,
+	rate: 'executionsPerSecond' | 'acknowledgedPerSecond',
+	ours: RunOutcome[],
+	baseline: RunOutcome[],
+): Row {
+	const perRun = (runs: RunOutcome[]) => summarize(runs.map((run) => run[rate]));
+	return infoRow(section, measure, perRun(ours), perRun(baseline), '/s');
+}

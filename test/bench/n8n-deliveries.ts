@@ -24,12 +24,12 @@ import { runCounts } from './context.ts';
 import type { Delivery } from './deliveries.ts';
 import { deliveryTemplate, makeDeliveries, sampleBooking } from './deliveries.ts';
 import type { RunOutcome, Target } from './delivery-runs.ts';
-import { CONCURRENCY, runOnce, SETTLE_MS } from './delivery-runs.ts';
+import { CONCURRENCY, runOnce, SETTLE_MS, throughputRow, totals } from './delivery-runs.ts';
 import type { N8nBench } from './n8n.ts';
 import { postWhenRegistered } from './n8n.ts';
 import { progress } from './processes.ts';
 import type { Check, SectionReport } from './report.ts';
-import { formatRatio, formatSummary, ratioOfMedians, rotate, summarize } from './stats.ts';
+import { rotate } from './stats.ts';
 
 const VARIANTS = ['trigger', 'calComTrigger', 'webhookNode'] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -162,69 +162,55 @@ export const deliveriesSection: Section = {
 				}
 			}
 
-			const checks: Check[] = [];
-			for (const variant of VARIANTS) {
-				const runs = outcomes[variant];
-				const sent = runs.reduce((sum, run) => sum + run.deliveries, 0);
-				const acknowledged = runs.reduce((sum, run) => sum + run.acknowledged, 0);
-				const executions = runs.reduce((sum, run) => sum + run.executions, 0);
-				const afterPause = runs.reduce((sum, run) => sum + run.executionsAfterPause, 0);
-				const failed = runs.reduce((sum, run) => sum + run.failedExecutions, 0);
-				checks.push({
+			const checks: Check[] = VARIANTS.map((variant) => {
+				const sum = totals(outcomes[variant]);
+				return {
 					what: `${variant}: one execution per delivery, none lost, none doubled`,
-					passed: acknowledged === sent && executions === sent && afterPause === sent && failed === 0,
-					detail: `${sent} sent, ${acknowledged} acknowledged, ${executions} executions (${afterPause} after a ${SETTLE_MS / 1000} s pause), ${failed} not successful`,
-				});
-			}
-			const trigger = outcomes.trigger;
-			const resent = trigger.reduce((sum, run) => sum + run.resent, 0);
-			const skipped = trigger.reduce((sum, run) => sum + run.resentAcknowledgedWithoutRun, 0);
+					passed:
+						sum.acknowledged === sum.deliveries &&
+						sum.executions === sum.deliveries &&
+						sum.executionsAfterPause === sum.deliveries &&
+						sum.failedExecutions === 0,
+					detail: `${sum.deliveries} sent, ${sum.acknowledged} acknowledged, ${sum.executions} executions (${sum.executionsAfterPause} after a ${SETTLE_MS / 1000} s pause), ${sum.failedExecutions} not successful`,
+				};
+			});
+			const trigger = totals(outcomes.trigger);
 			checks.push({
 				what: 'trigger: deliveries sent again are acknowledged without an execution',
-				passed: resent === skipped && resent > 0,
-				detail: `${skipped} of ${resent} resent deliveries answered 200 "already received"; the execution counts above include the time after them`,
+				passed: trigger.resent === trigger.resentAcknowledgedWithoutRun && trigger.resent > 0,
+				detail: `${trigger.resentAcknowledgedWithoutRun} of ${trigger.resent} resent deliveries answered 200 "already received"; the execution counts above include the time after them`,
 			});
-			const missing = trigger.reduce((sum, run) => sum + run.eventIdsMissing, 0);
-			const doubled = trigger.reduce((sum, run) => sum + run.eventIdsDoubled, 0);
 			checks.push({
 				what: 'trigger: each sent event id is in exactly one execution',
-				passed: missing === 0 && doubled === 0,
-				detail: `${missing} missing, ${doubled} doubled or unknown`,
+				passed: trigger.eventIdsMissing === 0 && trigger.eventIdsDoubled === 0,
+				detail: `${trigger.eventIdsMissing} missing, ${trigger.eventIdsDoubled} doubled or unknown`,
 			});
 
-			const rate = (variant: Variant) => summarize(outcomes[variant].map((run) => run.executionsPerSecond));
-			const ackRate = (variant: Variant) => summarize(outcomes[variant].map((run) => run.acknowledgedPerSecond));
 			return {
 				id: this.id,
 				title: this.title,
 				rows: [
-					{
-						section: 4,
-						measure: `Signed 5 KB deliveries through real n8n turned into executions: Booking Service Trigger vs n8n's own Cal.com Trigger, the fair peer (${perRun} per run, ${CONCURRENCY} in flight)`,
-						ours: formatSummary(rate('trigger'), '/s'),
-						baseline: formatSummary(rate('calComTrigger'), '/s'),
-						ratio: formatRatio(ratioOfMedians(rate('trigger'), rate('calComTrigger'))),
-						target: '—',
-						verdict: 'info',
-					},
-					{
-						section: 4,
-						measure: 'The same deliveries: Booking Service Trigger vs plain Webhook node (no verification, no per-request isolate)',
-						ours: formatSummary(rate('trigger'), '/s'),
-						baseline: formatSummary(rate('webhookNode'), '/s'),
-						ratio: formatRatio(ratioOfMedians(rate('trigger'), rate('webhookNode'))),
-						target: '—',
-						verdict: 'info',
-					},
-					{
-						section: 4,
-						measure: "Deliveries acknowledged (answered 2xx) per second: trigger vs n8n's Cal.com Trigger",
-						ours: formatSummary(ackRate('trigger'), '/s'),
-						baseline: formatSummary(ackRate('calComTrigger'), '/s'),
-						ratio: formatRatio(ratioOfMedians(ackRate('trigger'), ackRate('calComTrigger'))),
-						target: '—',
-						verdict: 'info',
-					},
+					throughputRow(
+						4,
+						`Signed 5 KB deliveries through real n8n turned into executions: Booking Service Trigger vs n8n's own Cal.com Trigger, the fair peer (${perRun} per run, ${CONCURRENCY} in flight)`,
+						'executionsPerSecond',
+						outcomes.trigger,
+						outcomes.calComTrigger,
+					),
+					throughputRow(
+						4,
+						'The same deliveries: Booking Service Trigger vs plain Webhook node (no verification, no per-request isolate)',
+						'executionsPerSecond',
+						outcomes.trigger,
+						outcomes.webhookNode,
+					),
+					throughputRow(
+						4,
+						"Deliveries acknowledged (answered 2xx) per second: trigger vs n8n's Cal.com Trigger",
+						'acknowledgedPerSecond',
+						outcomes.trigger,
+						outcomes.calComTrigger,
+					),
 				],
 				checks,
 				notes: [

@@ -17,7 +17,8 @@ import type { BenchContext, Section } from './context.ts';
 import { runCounts } from './context.ts';
 import { distDir, progress, REPO_ROOT } from './processes.ts';
 import type { SectionReport } from './report.ts';
-import { formatNumber, formatRatio, formatSummary, ratioOfMedians, rotate, summarize } from './stats.ts';
+import { infoRow } from './report.ts';
+import { formatNumber, formatSummary, rotate, summarize } from './stats.ts';
 
 const PACKAGE_FILES = [
 	'credentials/BookingServiceApi.credentials.js',
@@ -90,15 +91,13 @@ export const packageSection: Section = {
 			id: this.id,
 			title: this.title,
 			rows: [
-				{
-					section: 5,
-					measure: 'Cold require of the credential and both nodes (n8n-workflow included, fresh process) vs require of n8n-workflow alone',
-					ours: formatSummary(cold, 'ms'),
-					baseline: formatSummary(workflowOnly, 'ms'),
-					ratio: formatRatio(ratioOfMedians(cold, workflowOnly)),
-					target: '—',
-					verdict: 'info',
-				},
+				infoRow(
+					5,
+					'Cold require of the credential and both nodes (n8n-workflow included, fresh process) vs require of n8n-workflow alone',
+					cold,
+					workflowOnly,
+					'ms',
+				),
 				{
 					section: 5,
 					measure: 'Require of the credential and both nodes with n8n-workflow already loaded (what the package adds inside n8n)',

@@ -9,8 +9,9 @@ import type { RunMeasurement } from './measure.ts';
 import type { PollingInput, PollingResult, PollingVariant } from './polling.worker.ts';
 import { progress, runWorker } from './processes.ts';
 import type { SectionReport } from './report.ts';
+import { infoRow } from './report.ts';
 import { ensureListedBookings, RETURN_ALL_ITEMS } from './return-all.ts';
-import { formatRatio, formatSummary, ratioOfMedians, summarize } from './stats.ts';
+import { summarize } from './stats.ts';
 
 export const pollingSection: Section = {
 	id: 'polling',
@@ -31,15 +32,8 @@ export const pollingSection: Section = {
 		const result = await runWorker<PollingResult>('polling.worker.ts', input, { timeoutMs: 240_000 });
 		const pick = (variant: PollingVariant, key: keyof RunMeasurement) =>
 			summarize(result.runs[variant].map((run) => run[key]));
-		const row = (measure: string, ours: PollingVariant, key: keyof RunMeasurement, unit: string) => ({
-			section: 6,
-			measure,
-			ours: formatSummary(pick(ours, key), unit),
-			baseline: formatSummary(pick('returnAll', key), unit),
-			ratio: formatRatio(ratioOfMedians(pick(ours, key), pick('returnAll', key))),
-			target: '—',
-			verdict: 'info' as const,
-		});
+		const row = (measure: string, ours: PollingVariant, key: keyof RunMeasurement, unit: string) =>
+			infoRow(6, measure, pick(ours, key), pick('returnAll', key), unit);
 		return {
 			id: this.id,
 			title: this.title,

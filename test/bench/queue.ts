@@ -19,11 +19,11 @@ import type { BenchContext, Section } from './context.ts';
 import { runCounts } from './context.ts';
 import { deliveryTemplate, makeDeliveries, sampleBooking } from './deliveries.ts';
 import type { RunOutcome, Target } from './delivery-runs.ts';
-import { CONCURRENCY, runOnce, SETTLE_MS } from './delivery-runs.ts';
+import { CONCURRENCY, runOnce, SETTLE_MS, throughputRow, totals } from './delivery-runs.ts';
 import { postWhenRegistered } from './n8n.ts';
 import { packageDir, progress } from './processes.ts';
 import type { Check, SectionReport } from './report.ts';
-import { formatRatio, formatSummary, ratioOfMedians, rotate, summarize } from './stats.ts';
+import { rotate } from './stats.ts';
 
 const VARIANTS = ['twoWebhookProcesses', 'oneWebhookProcess'] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -93,46 +93,38 @@ export const queueSection: Section = {
 			}
 
 			const checks: Check[] = VARIANTS.map((variant) => {
-				const runs = outcomes[variant];
-				const sum = (pick: (run: RunOutcome) => number) => runs.reduce((total, run) => total + pick(run), 0);
-				const sent = sum((run) => run.deliveries);
+				const sum = totals(outcomes[variant]);
 				return {
 					what: `${variant}: every event id in exactly one execution, none lost`,
 					passed:
-						runs.length > 0 &&
-						sum((run) => run.acknowledged) === sent &&
-						sum((run) => run.executions) === sent &&
-						sum((run) => run.executionsAfterPause) === sent &&
-						sum((run) => run.failedExecutions) === 0 &&
-						sum((run) => run.eventIdsMissing) === 0 &&
-						sum((run) => run.eventIdsDoubled) === 0,
-					detail: `${sent} sent, ${sum((run) => run.acknowledged)} acknowledged, ${sum((run) => run.executions)} executions (${sum((run) => run.executionsAfterPause)} after a ${SETTLE_MS / 1000} s pause), ${sum((run) => run.eventIdsMissing)} ids missing, ${sum((run) => run.eventIdsDoubled)} doubled`,
+						outcomes[variant].length > 0 &&
+						sum.acknowledged === sum.deliveries &&
+						sum.executions === sum.deliveries &&
+						sum.executionsAfterPause === sum.deliveries &&
+						sum.failedExecutions === 0 &&
+						sum.eventIdsMissing === 0 &&
+						sum.eventIdsDoubled === 0,
+					detail: `${sum.deliveries} sent, ${sum.acknowledged} acknowledged, ${sum.executions} executions (${sum.executionsAfterPause} after a ${SETTLE_MS / 1000} s pause), ${sum.eventIdsMissing} ids missing, ${sum.eventIdsDoubled} doubled`,
 				};
 			});
-			const rate = (variant: Variant) => summarize(outcomes[variant].map((run) => run.executionsPerSecond));
-			const ackRate = (variant: Variant) => summarize(outcomes[variant].map((run) => run.acknowledgedPerSecond));
 			return {
 				id: this.id,
 				title: this.title,
 				rows: [
-					{
-						section: 7,
-						measure: `Queue mode: signed 5 KB deliveries turned into executions, 2 webhook processes + 1 worker vs 1 webhook process (${perRun} per run, ${CONCURRENCY} in flight)`,
-						ours: formatSummary(rate('twoWebhookProcesses'), '/s'),
-						baseline: formatSummary(rate('oneWebhookProcess'), '/s'),
-						ratio: formatRatio(ratioOfMedians(rate('twoWebhookProcesses'), rate('oneWebhookProcess'))),
-						target: '—',
-						verdict: 'info',
-					},
-					{
-						section: 7,
-						measure: 'Queue mode: deliveries acknowledged per second, 2 webhook processes vs 1',
-						ours: formatSummary(ackRate('twoWebhookProcesses'), '/s'),
-						baseline: formatSummary(ackRate('oneWebhookProcess'), '/s'),
-						ratio: formatRatio(ratioOfMedians(ackRate('twoWebhookProcesses'), ackRate('oneWebhookProcess'))),
-						target: '—',
-						verdict: 'info',
-					},
+					throughputRow(
+						7,
+						`Queue mode: signed 5 KB deliveries turned into executions, 2 webhook processes + 1 worker vs 1 webhook process (${perRun} per run, ${CONCURRENCY} in flight)`,
+						'executionsPerSecond',
+						outcomes.twoWebhookProcesses,
+						outcomes.oneWebhookProcess,
+					),
+					throughputRow(
+						7,
+						'Queue mode: deliveries acknowledged per second, 2 webhook processes vs 1',
+						'acknowledgedPerSecond',
+						outcomes.twoWebhookProcesses,
+						outcomes.oneWebhookProcess,
+					),
 				],
 				checks,
 				notes: [

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 
 import type { MachineInfo } from './machine.ts';
 import { machineLine } from './machine.ts';
+import type { Summary } from './stats.ts';
+import { formatRatio, formatSummary, ratioOfMedians } from './stats.ts';
 
 export type Verdict = 'met' | 'missed' | 'info';
 
 export interface Row {
-	/** Which of the issue's five measures (1–5). */
+	/** Which section of the bench (1–7). */
 	section: number;
 	measure: string;
 	ours: string;
@@ -18,6 +20,19 @@ export interface Row {
 	/** e.g. "≤ 1.10×", or "—". */
 	target: string;
 	verdict: Verdict;
+}
+
+/** A row without a target: ours and the baseline (median [min–max] in `unit`), and the ratio of their medians. */
+export function infoRow(section: number, measure: string, ours: Summary, baseline: Summary, unit: string): Row {
+	return {
+		section,
+		measure,
+		ours: formatSummary(ours, unit),
+		baseline: formatSummary(baseline, unit),
+		ratio: formatRatio(ratioOfMedians(ours, baseline)),
+		target: '—',
+		verdict: 'info',
+	};
 }
 
 export interface Check {

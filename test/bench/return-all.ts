@@ -13,6 +13,7 @@ import type { SimulatorProcess } from './processes.ts';
 import { progress, runWorker } from './processes.ts';
 import type { ReturnAllInput, ReturnAllResult, ReturnAllVariant } from './return-all.worker.ts';
 import type { SectionReport } from './report.ts';
+import { infoRow } from './report.ts';
 import type { Summary } from './stats.ts';
 import { formatRatio, formatSummary, ratioOfMedians, summarize } from './stats.ts';
 
@@ -59,15 +60,7 @@ export const returnAllSection: Section = {
 		const rss = (variant: ReturnAllVariant) => pick(variant, 'peakRssGrowthMiB');
 		const retained = (variant: ReturnAllVariant) => pick(variant, 'retainedHeapMiB');
 		const wallRatio = ratioOfMedians(wall('actionNode'), wall('undici'));
-		const info = (measure: string, ours: Summary, baseline: Summary, unit: string) => ({
-			section: 1,
-			measure,
-			ours: formatSummary(ours, unit),
-			baseline: formatSummary(baseline, unit),
-			ratio: formatRatio(ratioOfMedians(ours, baseline)),
-			target: '—',
-			verdict: 'info' as const,
-		});
+		const info = (measure: string, ours: Summary, baseline: Summary, unit: string) => infoRow(1, measure, ours, baseline, unit);
 		return {
 			id: this.id,
 			title: this.title,
