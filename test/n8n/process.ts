@@ -1,5 +1,5 @@
-// One n8n process of any role (`n8n start`, `n8n worker`, `n8n webhook`) on Node 24: spawned in its own process
-// group with its output in a log file, waited for until ready, and stopped in order (graceful, then killed).
+// A process in its own process group — n8n of any role (`n8n start`, `n8n worker`, `n8n webhook`), or a server it
+// needs — spawned with its output in a log file, waited for until ready, and stopped in order (graceful, then killed).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -28,35 +28,32 @@ export async function freePort(preferred?: number): Promise<number> {
 	return port;
 }
 
-/** A running n8n process of any role (`start`, `worker`, `webhook`), leading its own process group. */
-export interface N8nProcess {
+/** A running process that leads its own process group: n8n of any role, Postgres, Redis. */
+export interface ProcessGroup {
 	pid: number;
 	/** Settles when the process exits, for whatever reason, with a description of how. */
 	exited: Promise<string>;
 	/** How the process exited, once it has. */
 	exitDescription(): string | undefined;
-	/** Runs if this Node process exits while n8n still runs (after n8n's group has been killed). */
+	/** Runs if this Node process exits while the group still runs (after the group has been killed). */
 	onForcedExit(cleanup: () => void): void;
-	/** SIGTERM (graceful shutdown), SIGKILL after 20 s. Safe to call twice. */
+	/** SIGTERM (graceful shutdown), SIGKILL after the grace period. Safe to call twice. */
 	stop(): Promise<void>;
 }
 
-/** Spawns `n8n <args>` on Node 24 with its output in `logFile` (overwritten unless `appendToLog`). */
-export function spawnN8nProcess(
-	installation: { nodeBin: string; n8nBin: string },
+/**
+ * Spawns `file args` as the leader of its own process group with its output in `logFile` (overwritten unless
+ * `appendToLog`). detached: stop() can end exactly that group (n8n with its task runner), and a Ctrl-C in the
+ * terminal reaches only our process, which then stops the group in order.
+ */
+export function spawnProcessGroup(
+	file: string,
 	args: string[],
-	options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; appendToLog?: boolean },
-): N8nProcess {
+	options: { cwd?: string; env?: NodeJS.ProcessEnv; logFile: string; appendToLog?: boolean; graceMs: number },
+): ProcessGroup {
 	mkdirSync(dirname(options.logFile), { recursive: true });
 	const out = openSync(options.logFile, options.appendToLog ? 'a' : 'w');
-	// detached: n8n leads its own process group (with its task runner), so stop() can end exactly that group, and a
-	// Ctrl-C in the terminal reaches only our process, which then stops n8n in order.
-	const child = spawn(installation.nodeBin, [installation.n8nBin, ...args], {
-		cwd: options.cwd,
-		env: options.env,
-		detached: true,
-		stdio: ['ignore', out, out],
-	});
+	const child = spawn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', out, out] });
 	closeSync(out);
 	let exitDescription: string | undefined;
 	const exited = new Promise<string>((settle) => {
@@ -70,7 +67,7 @@ export function spawnN8nProcess(
 		});
 	});
 	const cleanups: Array<() => void> = [];
-	// Should this process end without stop() (a crash, process.exit, Ctrl-C while n8n starts), n8n must not live on.
+	// Should this process end without stop() (a crash, process.exit, Ctrl-C while starting), the group must not live on.
 	const killOnExit = () => {
 		killGroup(child, 'SIGKILL');
 		for (const cleanup of cleanups) cleanup();
@@ -85,11 +82,20 @@ export function spawnN8nProcess(
 		stop() {
 			stopping ??= (async () => {
 				process.removeListener('exit', killOnExit);
-				await stopProcessGroup(child, exited, 20_000);
+				await stopProcessGroup(child, exited, options.graceMs);
 			})();
 			return stopping;
 		},
 	};
+}
+
+/** Spawns `n8n <args>` on the installation's Node; stop() allows n8n 20 s for its graceful shutdown. */
+export function spawnN8nProcess(
+	installation: { nodeBin: string; n8nBin: string },
+	args: string[],
+	options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; appendToLog?: boolean },
+): ProcessGroup {
+	return spawnProcessGroup(installation.nodeBin, [installation.n8nBin, ...args], { ...options, graceMs: 20_000 });
 }
 
 export async function waitUntilReady(readinessUrl: string, deadline: number, exited: () => string | undefined): Promise<void> {
@@ -118,12 +124,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 	}
 }
 
-/** SIGTERM to n8n's process group (graceful shutdown), SIGKILL after `graceMs`, then SIGKILL to any straggler. */
+/** SIGTERM to the process group (graceful shutdown), SIGKILL after `graceMs`, then SIGKILL to any straggler. */
 async function stopProcessGroup(child: ChildProcess, exited: Promise<string>, graceMs: number): Promise<void> {
 	killGroup(child, 'SIGTERM');
 	const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
 	await exited;
 	clearTimeout(timer);
-	// The task runner is in the same group; it normally leaves with n8n, this makes sure.
+	// n8n's task runner is in the same group; it normally leaves with n8n, this makes sure.
 	killGroup(child, 'SIGKILL');
 }

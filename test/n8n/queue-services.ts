@@ -2,15 +2,17 @@
 // and `redis-server`, installed on first use (as root, with apt-get) the way install.ts installs n8n. Nothing is
 // registered with the system: each server runs in the foreground of its own process group with its data in a folder
 // the caller chooses, and stop() ends it. Measured recipe: ../shared/n8n-runtime-facts.md, "Queue mode".
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './process.ts';
+import { freePort, spawnProcessGroup, type ProcessGroup } from './process.ts';
 
 const LOOPBACK = '127.0.0.1';
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 const REDIS_SERVER = '/usr/bin/redis-server';
+/** Both shut down in well under a second; past this they are killed. */
+const SERVER_GRACE_MS = 10_000;
 /** The database n8n uses, and the superuser initdb makes (so the name is the same whoever runs this). */
 export const DATABASE = 'n8n';
 export const DATABASE_USER = 'n8n';
@@ -58,49 +60,10 @@ export function ensureQueueServicesInstalled(): string {
 	return binDir;
 }
 
-interface Server {
-	stop(): Promise<void>;
-}
-
-/** Spawns a server in its own process group; stop() sends SIGTERM and waits (SIGKILL after 10 s). */
-function spawnServer(file: string, args: string[], logFile: string): Server & { exited: Promise<string> } {
-	const out = openSync(logFile, 'w');
-	const child = spawn(file, args, { detached: true, stdio: ['ignore', out, out] });
-	closeSync(out);
-	const exited = new Promise<string>((settle) => {
-		child.once('exit', (code, signal) => settle(signal ? `killed by ${signal}` : `exited with code ${code}`));
-		child.once('error', (error) => settle(`could not be started: ${error.message}`));
-	});
-	const kill = (signal: NodeJS.Signals) => {
-		try {
-			if (child.pid !== undefined) process.kill(-child.pid, signal);
-		} catch {
-			// gone already
-		}
-	};
-	const killOnExit = () => kill('SIGKILL');
-	process.once('exit', killOnExit);
-	let stopping: Promise<void> | undefined;
-	return {
-		exited,
-		stop() {
-			stopping ??= (async () => {
-				process.removeListener('exit', killOnExit);
-				kill('SIGTERM');
-				const timer = setTimeout(() => kill('SIGKILL'), 10_000);
-				await exited;
-				clearTimeout(timer);
-			})();
-			return stopping;
-		},
-	};
-}
-
-async function waitFor(what: string, ready: () => boolean, exited: Promise<string>, limitMs: number): Promise<void> {
-	let exit: string | undefined;
-	void exited.then((how) => (exit = how));
+async function waitFor(what: string, ready: () => boolean, server: ProcessGroup, limitMs: number): Promise<void> {
 	const deadline = Date.now() + limitMs;
 	while (!ready()) {
+		const exit = server.exitDescription();
 		if (exit !== undefined) throw new Error(`${what} ${exit} before it was ready`);
 		if (Date.now() > deadline) throw new Error(`${what} was not ready within ${limitMs / 1000} s`);
 		await sleep(200);
@@ -132,15 +95,15 @@ export async function startQueueServices(dataDir: string): Promise<QueueServices
 		'-D', pgData, '-p', String(pgPort), '-c', `listen_addresses=${LOOPBACK}`, '-c', 'unix_socket_directories=',
 		'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
 	];
-	const postgres = spawnServer(
+	const postgres = spawnProcessGroup(
 		asUser === undefined ? join(binDir, 'postgres') : 'runuser',
 		asUser === undefined ? postgresArgs : ['-u', asUser, '--', join(binDir, 'postgres'), ...postgresArgs],
-		join(dataDir, 'postgres.log'),
+		{ logFile: join(dataDir, 'postgres.log'), graceMs: SERVER_GRACE_MS },
 	);
-	const redis = spawnServer(
+	const redis = spawnProcessGroup(
 		REDIS_SERVER,
 		['--port', String(redisPort), '--bind', LOOPBACK, '--save', '', '--appendonly', 'no', '--dir', dataDir],
-		join(dataDir, 'redis.log'),
+		{ logFile: join(dataDir, 'redis.log'), graceMs: SERVER_GRACE_MS },
 	);
 	const stop = async () => {
 		await Promise.all([postgres.stop(), redis.stop()]);
@@ -149,11 +112,11 @@ export async function startQueueServices(dataDir: string): Promise<QueueServices
 		const pgReady = () =>
 			run(join(binDir, 'pg_isready'), ['-h', LOOPBACK, '-p', String(pgPort), '-U', DATABASE_USER], { timeoutMs: 5_000 })
 				.status === 0;
-		await waitFor('Postgres', pgReady, postgres.exited, 30_000);
+		await waitFor('Postgres', pgReady, postgres, 30_000);
 		const created = run(join(binDir, 'createdb'), ['-h', LOOPBACK, '-p', String(pgPort), '-U', DATABASE_USER, DATABASE]);
 		if (created.status !== 0) throw new Error(`createdb failed:\n${created.stderr}`);
 		const redisReady = () => redisPing(redisPort);
-		await waitFor('Redis', redisReady, redis.exited, 30_000);
+		await waitFor('Redis', redisReady, redis, 30_000);
 	} catch (error) {
 		await stop();
 		throw error;

@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureN8nInstalled } from './install.ts';
 import { n8nEnvironment, startN8n, type N8nInstance } from './instance.ts';
-import { freePort, spawnN8nProcess, waitUntilReady, type N8nProcess } from './process.ts';
+import { freePort, spawnN8nProcess, waitUntilReady, type ProcessGroup } from './process.ts';
 import { startQueueServices, type QueueServices } from './queue-services.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.ts';
 
@@ -36,7 +36,6 @@ export interface HelperProcess {
 	/** Webhook process: its own address (`http://127.0.0.1:<port>/`), bypassing the proxy. Worker: its health server. */
 	url: string;
 	logFile: string;
-	process(): N8nProcess;
 	/** Stops it and starts it again on the same port and user folder; resolves once it is ready. */
 	restart(): Promise<void>;
 	stop(): Promise<void>;
@@ -104,7 +103,7 @@ export async function startQueueN8n(options: QueueN8nOptions): Promise<QueueN8n>
 			const args = role === 'worker' ? ['worker', `--concurrency=${options.workerConcurrency ?? 10}`] : ['webhook'];
 			const logFile = join(logsDir, `${name}.log`);
 			const url = `http://127.0.0.1:${port}/`;
-			let current: N8nProcess;
+			let current: ProcessGroup;
 			let starts = 0;
 			const start = async () => {
 				// A restart appends to the log, so what happened before it stays readable.
@@ -121,7 +120,6 @@ export async function startQueueN8n(options: QueueN8nOptions): Promise<QueueN8n>
 				role,
 				url,
 				logFile,
-				process: () => current,
 				async restart() {
 					const stopping = Date.now();
 					await current.stop();
