@@ -6,7 +6,7 @@
  *   subscription           StoredSubscription      the subscription this node made, naming the workflow and node
  *                                                  that own it and the account it lives in
  *   leftoverSubscriptions  LeftoverSubscription[]  subscriptions this node replaced but could not delete yet
- * (Versions before 0.2 also kept `recentEventIds` there; it is removed when the subscription record is rewritten.)
+ * (Earlier versions also kept `recentEventIds` there, written by webhook(); it is removed when the record is rewritten.)
  * Static data is plain text on the workflow row and travels with exports and copies of the workflow: hence
  * `sealedSecret` (secretBox.ts) and never the secret itself, and hence the owner in every record — a record another
  * workflow or node wrote (a copy) is never acted on, only forgotten.

@@ -11,6 +11,7 @@
 // installed on first use), main, one worker and two webhook processes behind a round-robin proxy that the simulator
 // delivers to. Data and logs go to .cache/queue-dev (git-ignored), emptied at each start.
 
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 // Before the harness is loaded: it reads the version once (see PROFILES in install.ts).
@@ -26,7 +27,6 @@ const { ensureN8nInstalled, N8N_VERSION, REPO_ROOT } = await import('./install.t
 const { startN8n } = await import('./instance.ts');
 const { freePort } = await import('./process.ts');
 const { startQueueN8n } = await import('./queue.ts');
-const { join } = await import('node:path');
 type Simulator = import('../simulator/index.ts').Simulator;
 type N8nInstance = import('./instance.ts').N8nInstance;
 type QueueN8n = import('./queue.ts').QueueN8n;
