@@ -327,6 +327,39 @@ function bookEachItem(onError: 'continueRegularOutput' | 'continueErrorOutput'):
 	];
 }
 
+describe('The service rate limiting (429)', () => {
+	it('a 429 with a short Retry-After is waited out: one booking, both attempts with the same Idempotency-Key', async () => {
+		const [start] = await freeIntroCallStarts();
+		const email = `ratelimited.${Date.now()}@example.com`;
+		simulator.control.addFault({ method: 'POST', path: '/bookings', kind: 'rate_limit', retryAfterSeconds: 1, count: 1 });
+		const output = await run({
+			resource: 'booking',
+			operation: 'create',
+			eventType: { __rl: true, mode: 'id', value: introCall().id },
+			start,
+			bookerName: 'Rate Limited',
+			bookerEmail: email,
+			bookerTimeZone: 'UTC',
+		});
+
+		const attempts = requestsTo('POST', '/bookings');
+		expect(attempts.map((attempt) => attempt.status)).toEqual([429, 201]);
+		expect(new Set(attempts.map((attempt) => attempt.idempotencyKey)).size).toBe(1);
+		const ofBooker = (await heldBookings()).filter((booking) => booking.booker.email === email);
+		expect(ofBooker).toHaveLength(1);
+		expect(output).toEqual(ofBooker.map((booking) => asOutput(booking)));
+	});
+
+	it('a Retry-After of an hour is not waited out: the run fails at once, naming the wait', async () => {
+		simulator.control.addFault({ method: 'GET', path: '/me', kind: 'rate_limit', retryAfterSeconds: 3600, count: 1 });
+		const started = Date.now();
+		await expect(run({ resource: 'account', operation: 'get' })).rejects.toThrow(/asks to wait 3600 seconds/);
+		expect(requestsTo('GET', '/me').map((request) => request.status)).toEqual([429]);
+		// Not waited: well under the hour (the bound covers the workflow's publish and delete around the run).
+		expect(Date.now() - started).toBeLessThan(60_000);
+	});
+});
+
 describe('Continue On Fail', () => {
 	it('one bad item of three: an error item paired with input 1, two bookings, nothing sent for the bad one', async () => {
 		const [first, second] = await freeIntroCallStarts();
