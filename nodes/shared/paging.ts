@@ -13,7 +13,7 @@ export const MAX_PAGE_SIZE = 100;
 /** 10,000 pages of 100 is a million items: past that something is wrong with the cursor, not the account. */
 const MAX_PAGES = 10_000;
 
-interface Page<T> {
+export interface Page<T> {
 	items: T[];
 	nextCursor: string | null;
 }
@@ -68,33 +68,11 @@ export async function* iterateListPages<T = IDataObject>(
 	for (let page = 0; page < MAX_PAGES; page++) {
 		const remaining = limit === undefined ? MAX_PAGE_SIZE : limit - yielded;
 		if (remaining <= 0) return;
-		const response: unknown = await bookingServiceApiRequest.call(
-			this,
-			{
-				method: 'GET',
-				path: options.path,
-				qs: {
-					...options.qs,
-					limit: pageSizeFor(remaining),
-					...(cursor === undefined ? {} : { cursor }),
-				},
-				scope: options.scope,
-				timeoutMs: options.timeoutMs,
-			},
-			itemIndex,
-		);
-		if (!isPage<T>(response)) {
-			throw new NodeApiError(
-				this.getNode(),
-				{ message: 'unexpected list response' },
-				{
-					message: `The Booking Service answered GET ${options.path} with something other than a page of results`,
-					description:
-						"Check the Base URL in the credential: it must be the service's base URL including /v1.",
-					itemIndex,
-				},
-			);
-		}
+		const response = (await fetchListPage.call(this, {
+			...options,
+			limit: pageSizeFor(remaining),
+			cursor,
+		})) as Page<T>;
 		if (limit !== undefined && response.items.length > remaining) {
 			// More than asked for: the limit is reached inside this page, so its cursor is not needed.
 			yield response.items.slice(0, remaining);
@@ -127,6 +105,44 @@ export async function* iterateListPages<T = IDataObject>(
 			itemIndex,
 		},
 	);
+}
+
+export interface ListPageRequest extends Omit<ListAllPagesOptions, 'limit'> {
+	/** Page size, 1..100. */
+	limit: number;
+	/** Where to continue: a `nextCursor` the same query returned; undefined for the first page. */
+	cursor?: string;
+}
+
+/** One page of a list operation, checked to be a page. Every list request of both nodes goes through here. */
+export async function fetchListPage<T = IDataObject>(
+	this: BookingServiceContext,
+	request: ListPageRequest,
+): Promise<Page<T>> {
+	const { itemIndex, cursor } = request;
+	const response: unknown = await bookingServiceApiRequest.call(
+		this,
+		{
+			method: 'GET',
+			path: request.path,
+			qs: { ...request.qs, limit: request.limit, ...(cursor === undefined ? {} : { cursor }) },
+			scope: request.scope,
+			timeoutMs: request.timeoutMs,
+		},
+		itemIndex,
+	);
+	if (!isPage<T>(response)) {
+		throw new NodeApiError(
+			this.getNode(),
+			{ message: 'unexpected list response' },
+			{
+				message: `The Booking Service answered GET ${request.path} with something other than a page of results`,
+				description: "Check the Base URL in the credential: it must be the service's base URL including /v1.",
+				itemIndex,
+			},
+		);
+	}
+	return response;
 }
 
 /** Page size for the next request: as many as still needed, within the service's 1..100. */

@@ -5,17 +5,21 @@
  */
 export class Clock {
 	#offsetMs = 0;
+	#frozenAtMs: number | undefined;
 
 	/** Simulated now, in epoch milliseconds. */
 	now(): number {
-		return Date.now() + this.#offsetMs;
+		return this.#frozenAtMs ?? Date.now() + this.#offsetMs;
 	}
 
 	/**
-	 * Jumps to an instant; going back is allowed (tests use it to produce stale webhook signatures).
+	 * Jumps to an instant; going back is allowed (tests use it to produce stale webhook signatures, and a service
+	 * clock that steps back). `frozen` stops it there until the next move, so that several changes share one
+	 * timestamp (the contract does not show the timestamps' precision).
 	 */
-	moveTo(epochMs: number): void {
+	moveTo(epochMs: number, frozen = false): void {
 		this.#offsetMs = epochMs - Date.now();
+		this.#frozenAtMs = frozen ? epochMs : undefined;
 	}
 }
 

@@ -224,12 +224,15 @@ export class SimulatorControl {
 		return { now: isoTime(this.#sim.clock.now()) };
 	}
 
-	/** Jumps the clock (backwards too). Nothing is run on the way: use advanceClock for that. */
-	setClock(now: string): { now: string } {
+	/**
+	 * Jumps the clock (backwards too). Nothing is run on the way: use advanceClock for that. `frozen` keeps it at
+	 * that instant until the next move, so that changes share one timestamp.
+	 */
+	setClock(now: string, options: { frozen?: boolean } = {}): { now: string } {
 		const epochMs = parseUtcDateTime(now);
 		if (epochMs === undefined)
 			throw new ControlError(400, 'validation_failed', 'now must be a UTC date-time ending in Z');
-		this.#sim.clock.moveTo(epochMs);
+		this.#sim.clock.moveTo(epochMs, options.frozen === true);
 		this.#sim.deliveries.pump();
 		return this.now();
 	}
@@ -481,7 +484,10 @@ const CONTROL_ROUTES: Array<[method: string, path: string, handler: ControlHandl
 	[
 		'POST',
 		'/clock',
-		(control, _params, body) => control.setClock(String(fields<{ now: unknown }>(body).now)),
+		(control, _params, body) => {
+			const { now, frozen } = fields<{ now: unknown; frozen?: unknown }>(body);
+			return control.setClock(String(now), { frozen: frozen === true });
+		},
 	],
 	[
 		'POST',
