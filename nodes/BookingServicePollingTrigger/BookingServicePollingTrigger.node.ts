@@ -7,7 +7,6 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { parseDateTime } from '../BookingService/helpers/time';
 import { searchEventTypes } from '../BookingService/methods/listSearch';
 import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
@@ -18,16 +17,16 @@ import {
 	nameLanguageOption,
 	readEventTypesFilter,
 } from '../shared/descriptions';
-import { listAllPages } from '../shared/paging';
+import { fetchListPage } from '../shared/paging';
+import type { Page } from '../shared/paging';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
-import { detectChanges, emptyState, eventFor, snapshotOf, updatedSinceFor } from './changes';
+import { startingState } from './activation';
 import type { BookingEvent } from './changes';
+import { pollExclusively } from './pollLock';
 import { readPollState, writePollState } from './pollState';
-
-/** How many of the most recently changed bookings a manual run ("Fetch Test Event") looks through for a sample. */
-const SAMPLE_BOOKINGS = 100;
-/** Statuses the default listing leaves out: their bookings are remembered at activation to see them confirmed. */
-const IN_FLIGHT_STATUSES = ['held', 'awaiting_payment'];
+import { rememberEvents } from './recentEvents';
+import { sampleEvent } from './sample';
+import { scanChanges } from './scan';
 
 const pollEventOptions = [
 	...bookingEventOptions,
@@ -58,55 +57,9 @@ function toItem(event: BookingEvent<Booking>, nameLanguage: NameLanguage): IData
 	return { ...event, booking: localizeBooking(event.booking, nameLanguage) } as unknown as IDataObject;
 }
 
-async function listBookings(context: IPollFunctions, qs: IDataObject, limit?: number): Promise<Booking[]> {
-	return (await listAllPages.call(context, { path: '/bookings', qs, limit, scope: 'bookings:read' })) as Booking[];
-}
-
-/**
- * Where a new trigger starts, in the service's own time: after the most recently changed booking (no flood of
- * history), or at Options → Start From for a first sync (undefined when not set). Bookings held or awaiting payment now are remembered, so
- * that their confirmation later reads as created.
- */
-async function startingState(context: IPollFunctions, startFrom: unknown) {
-	const inFlight = (
-		await Promise.all(IN_FLIGHT_STATUSES.map(async (status) => await listBookings(context, { status }, 1000)))
-	).flat();
-	let state;
-	if (startFrom !== undefined) {
-		const instant = parseDateTime(startFrom, context.getTimezone());
-		if (instant === undefined) {
-			throw new NodeOperationError(context.getNode(), 'Start From must be a date and time such as 2026-03-01 00:00');
-		}
-		const iso = new Date(instant).toISOString();
-		state = emptyState(iso, iso);
-	} else {
-		const [newest] = await listBookings(context, { sort: '-updatedAt' }, 1);
-		// An account without bookings: everything that appears from now on is new.
-		state = newest === undefined ? emptyState(null, new Date(0).toISOString()) : emptyState(newest.updatedAt, newest.updatedAt);
-		if (newest !== undefined) state.snapshots[newest.id] = snapshotOf(newest);
-	}
-	for (const booking of inFlight) state.snapshots[booking.id] = snapshotOf(booking);
-	return state;
-}
-
-/**
- * A manual run: the most recent change that matches, among the latest ones (judged by what each booking shows: no
- * snapshots here); the production position is not touched. No time window: n8n's clock and the service's may differ.
- */
-async function sampleEvent(
-	context: IPollFunctions,
-	events: string[],
-	eventTypeIds: string[],
-): Promise<BookingEvent<Booking>> {
-	const recent = await listBookings(context, { sort: '-updatedAt' }, SAMPLE_BOOKINGS);
-	for (const booking of recent) {
-		const event = eventFor(booking, undefined, Number.NEGATIVE_INFINITY);
-		if (isWanted(event, events, eventTypeIds)) return event;
-	}
-	throw new NodeOperationError(context.getNode(), `None of the ${SAMPLE_BOOKINGS} most recently changed bookings matches this trigger's events`, {
-		description:
-			'Make or change a booking (in the app, or with the Booking Service node), then fetch a test event again. A manual run reads recent changes only; it never moves the position the active trigger polls from.',
-	});
+/** A stored page cursor the service no longer takes: it answers 400 (validation_failed on `cursor`). */
+function isRefusedCursor(error: unknown): boolean {
+	return (error as { httpCode?: unknown } | null)?.httpCode === '400';
 }
 
 export class BookingServicePollingTrigger implements INodeType {
@@ -171,33 +124,49 @@ export class BookingServicePollingTrigger implements INodeType {
 		const options = this.getNodeParameter('options', {}) as Options;
 		const eventTypeIds = readEventTypesFilter(options.eventTypes);
 		const nameLanguage = options.nameLanguage ?? 'service';
+		const owner = { workflowId: String(this.getWorkflow().id ?? ''), nodeId: this.getNode().id };
+		const trigger = `${owner.workflowId}/${owner.nodeId}`;
+		const wanted = (event: BookingEvent<Booking>) => isWanted(event, events, eventTypeIds);
 
 		if (this.getMode() === 'manual') {
-			return [this.helpers.returnJsonArray([toItem(await sampleEvent(this, events, eventTypeIds), nameLanguage)])];
+			return [this.helpers.returnJsonArray([toItem(await sampleEvent(this, trigger, wanted), nameLanguage)])];
 		}
 
-		const nodeData = this.getWorkflowStaticData('node');
-		const owner = { workflowId: String(this.getWorkflow().id ?? ''), nodeId: this.getNode().id };
-		let state = readPollState(nodeData, owner);
-		if (state === undefined) {
-			const startFrom = options.startFrom === null || options.startFrom === '' ? undefined : options.startFrom;
-			state = await startingState(this, startFrom);
-			if (startFrom === undefined) {
-				// Nothing to report yet: the trigger starts watching from here.
-				writePollState(nodeData, owner, state);
-				return null;
+		const items = await pollExclusively(trigger, async () => {
+			const nodeData = this.getWorkflowStaticData('node');
+			let state = readPollState(nodeData, owner);
+			if (state === undefined) {
+				const startFrom = options.startFrom === null || options.startFrom === '' ? undefined : options.startFrom;
+				state = await startingState(this, startFrom);
+				if (startFrom === undefined) {
+					// Nothing to report yet: the trigger starts watching from here.
+					writePollState(nodeData, owner, state);
+					return [];
+				}
 			}
-		}
 
-		// A failure throws before the state is touched: the next poll asks from the same position, nothing is lost.
-		const updatedSince = updatedSinceFor(state);
-		const bookings = await listBookings(this, { sort: '-updatedAt', ...(updatedSince ? { updatedSince } : {}) });
-		const detected = detectChanges(state, bookings);
-		writePollState(nodeData, owner, detected.state);
-		const items = detected.events
-			.filter((event) => isWanted(event, events, eventTypeIds))
-			.map((event) => toItem(event, nameLanguage));
-		return items.length === 0 ? null : [this.helpers.returnJsonArray(items)];
+			// A poll that fails before any progress throws and moves nothing: the next one asks from the same position.
+			const readPage = async (updatedSince: string | null, cursor: string | undefined) =>
+				(await fetchListPage.call(this, {
+					path: '/bookings',
+					qs: { sort: '-updatedAt', ...(updatedSince === null ? {} : { updatedSince }) },
+					limit: 100,
+					cursor,
+					scope: 'bookings:read',
+				})) as Page<Booking>;
+			const result = await scanChanges(state, readPage, isRefusedCursor);
+			if (result.failure?.afterProgress === false) throw result.failure.error;
+			writePollState(nodeData, owner, result.state);
+			if (result.failure !== undefined) {
+				this.logger.warn('Booking Service Polling Trigger stopped part-way; the next poll continues', {
+					error: (result.failure.error as Error).message,
+					workflowId: owner.workflowId,
+				});
+			}
+			rememberEvents(trigger, result.events);
+			return result.events.filter(wanted).map((event) => toItem(event, nameLanguage));
+		});
+		// undefined: this trigger's previous poll is still running, and this tick leaves the work to it.
+		return items === undefined || items.length === 0 ? null : [this.helpers.returnJsonArray(items)];
 	}
 }
-

@@ -9,31 +9,50 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { bounded } from './changes';
 import type { PollState } from './changes';
+import { time, trimKnown } from './known';
+import type { Scan } from './scan';
 
 interface Owner {
 	workflowId: string;
 	nodeId: string;
 }
 
-const FORMAT = 1;
+/** 2: one encoded state per booking and a resumable scan (format 1 was never published). */
+const FORMAT = 2;
+
+const isTime = (value: unknown): value is string | null => value === null || typeof value === 'string';
 
 export function readPollState(nodeData: IDataObject, owner: Owner): PollState | undefined {
 	const stored = nodeData.poll as Record<string, unknown> | undefined;
 	if (typeof stored !== 'object' || stored === null || stored.format !== FORMAT) return undefined;
 	if (stored.workflowId !== owner.workflowId || stored.nodeId !== owner.nodeId) return undefined;
-	const { cursor, since, snapshots } = stored;
-	if (!(cursor === null || typeof cursor === 'string') || !(since === null || typeof since === 'string')) {
-		return undefined;
-	}
-	return bounded({
+	const { cursor, since, known, scan } = stored;
+	if (!isTime(cursor) || !isTime(since)) return undefined;
+	const state: PollState = {
 		cursor,
 		since,
-		snapshots: typeof snapshots === 'object' && snapshots !== null ? (snapshots as PollState['snapshots']) : {},
-	});
+		known: trimKnown(typeof known === 'object' && known !== null ? (known as PollState['known']) : {}, time(cursor)),
+	};
+	const validScan = readScan(scan);
+	if (validScan) state.scan = validScan;
+	return state;
 }
 
 export function writePollState(nodeData: IDataObject, owner: Owner, state: PollState): void {
 	nodeData.poll = { format: FORMAT, ...owner, ...state } as unknown as IDataObject;
+}
+
+function readScan(value: unknown): Scan | undefined {
+	if (typeof value !== 'object' || value === null) return undefined;
+	const scan = value as Record<string, unknown>;
+	const valid =
+		isTime(scan.from) &&
+		isTime(scan.top) &&
+		isTime(scan.floor) &&
+		typeof scan.discovering === 'boolean' &&
+		Array.isArray(scan.marks) &&
+		scan.marks.length > 0 &&
+		scan.marks.every((mark) => typeof mark === 'string');
+	return valid ? (scan as unknown as Scan) : undefined;
 }

@@ -4,15 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import {
-	bounded,
-	detectChanges,
-	emptyState,
-	MAX_SNAPSHOTS,
-	OVERLAP_MS,
-	updatedSinceFor,
-} from '../../nodes/BookingServicePollingTrigger/changes.ts';
+import { detectChanges, emptyState, updatedSinceFor } from '../../nodes/BookingServicePollingTrigger/changes.ts';
 import type { ListedBooking, PollState } from '../../nodes/BookingServicePollingTrigger/changes.ts';
+import {
+	decodeState,
+	encodeState,
+	MAX_IN_FLIGHT,
+	MAX_IN_OVERLAP,
+	MAX_RECENT,
+	MAX_UPCOMING,
+	OVERLAP_MS,
+	trimKnown,
+} from '../../nodes/BookingServicePollingTrigger/known.ts';
 
 const T0 = Date.parse('2026-03-02T09:00:00Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
@@ -70,7 +73,12 @@ describe('transitions', () => {
 
 	it('awaiting payment → confirmed is created (paid event types), with the in-flight booking remembered at start', () => {
 		const state = started();
-		state.snapshots[id(1)] = ['awaiting_payment', '2026-04-01T10:00:00.000Z', '2026-04-01T10:30:00.000Z', at(-500)];
+		state.known[id(1)] = encodeState({
+			status: 'awaiting_payment',
+			startMs: Date.parse('2026-04-01T10:00:00.000Z'),
+			endMs: Date.parse('2026-04-01T10:30:00.000Z'),
+			updatedAt: at(-500),
+		});
 		expect(types(detectChanges(state, [booking(1, 10, { createdAt: at(-500) })]))).toEqual(['booking.created']);
 	});
 
@@ -108,9 +116,18 @@ describe('each change once', () => {
 		expect(result.state.cursor).toBe(at(30));
 	});
 
-	it('an older state of a booking than the one already seen is ignored', () => {
+	it('a different state stamped earlier than the one seen (the service clock stepped back) is a change', () => {
 		const seen = detectChanges(started(), [booking(1, 50)]).state;
-		expect(detectChanges(seen, [booking(1, 40)]).events).toEqual([]);
+		const back = detectChanges(seen, [booking(1, 49, { status: 'cancelled', createdAt: at(50) })]);
+		expect(types(back)).toEqual(['booking.cancelled']);
+		expect(detectChanges(back.state, [booking(1, 49, { status: 'cancelled', createdAt: at(50) })]).events).toEqual([]);
+	});
+
+	it('two changes stamped with the same updatedAt: both reported, with different event ids', () => {
+		const first = detectChanges(started(), [booking(1, 10)]);
+		const second = detectChanges(first.state, [booking(1, 10, { status: 'cancelled' })]);
+		expect(types(second)).toEqual(['booking.cancelled']);
+		expect(second.events[0].eventId).not.toBe(first.events[0].eventId);
 	});
 
 	it('event ids are stable: the same change gives the same id on every poll and after a restart', () => {
@@ -157,30 +174,76 @@ describe('restarts (n8n saves static data only after a poll that emitted)', () =
 });
 
 describe('bounds', () => {
-	it('keeps every booking changed inside the overlap, and of the older ones the MAX_SNAPSHOTS changed last', () => {
-		// One change a minute: only the last two or three are inside the two-minute overlap.
-		const many = Array.from({ length: MAX_SNAPSHOTS + 500 }, (_, index) => booking(index + 1, index * 60));
+	const entries = (state: PollState) => Object.keys(state.known).length;
+
+	it('keeps every booking changed inside the overlap, and of the older ones the MAX_RECENT changed last', () => {
+		// One change a minute, all in the past: only the last two or three are inside the two-minute overlap.
+		const many = Array.from({ length: MAX_RECENT + 500 }, (_, index) =>
+			booking(index + 1, index * 60, { start: '2026-01-01T10:00:00.000Z', end: '2026-01-01T10:30:00.000Z' }),
+		);
 		const { state } = detectChanges(started(), many);
-		expect(Object.keys(state.snapshots).length).toBeLessThanOrEqual(MAX_SNAPSHOTS + 3);
-		expect(state.snapshots[id(MAX_SNAPSHOTS + 500)]).toBeDefined();
-		expect(state.snapshots[id(1)]).toBeUndefined();
-		expect(JSON.stringify(state).length).toBeLessThan(300_000);
+		expect(entries(state)).toBeLessThanOrEqual(MAX_RECENT + 3);
+		expect(state.known[id(MAX_RECENT + 500)]).toBeDefined();
+		expect(state.known[id(1)]).toBeUndefined();
 	});
 
-	it('a burst larger than MAX_SNAPSHOTS inside the overlap is still reported once (the next poll repeats none)', () => {
-		const burst = Array.from({ length: 10_000 }, (_, index) => booking(index + 1, 10));
+	it('keeps bookings in flight and upcoming bookings beyond MAX_RECENT, each kind up to its own bound', () => {
+		const cursor = at(1_000_000);
+		const known: Record<string, string> = {};
+		const put = (n: number, status: string, start: string) =>
+			(known[id(n)] = encodeState({ status, startMs: Date.parse(start), endMs: Date.parse(start) + 1_800_000, updatedAt: at(n) }));
+		put(1, 'awaiting_payment', '2026-01-01T10:00:00.000Z');
+		put(2, 'confirmed', '2027-01-01T10:00:00.000Z'); // upcoming
+		for (let n = 10; n < 10 + MAX_RECENT + 100; n++) put(n, 'completed', '2026-01-01T10:00:00.000Z');
+		const trimmed = trimKnown(known, Date.parse(cursor));
+		expect(trimmed[id(1)]).toBeDefined();
+		expect(trimmed[id(2)]).toBeDefined();
+		expect(Object.keys(trimmed)).toHaveLength(MAX_RECENT + 2);
+	});
+
+	it('at its bounds the record stays a few MB: measured, and every kind capped', () => {
+		const known: Record<string, string> = {};
+		let n = 0;
+		const put = (status: string, start: string, second: number) =>
+			(known[id(++n)] = encodeState({ status, startMs: Date.parse(start), endMs: Date.parse(start) + 1_800_000, updatedAt: at(second) }));
+		for (let i = 0; i < MAX_IN_FLIGHT + 10; i++) put('awaiting_payment', '2026-01-01T10:00:00.000Z', 0);
+		for (let i = 0; i < MAX_UPCOMING + 10; i++) put('confirmed', '2027-01-01T10:00:00.000Z', 0);
+		for (let i = 0; i < MAX_RECENT + 10; i++) put('completed', '2026-01-01T10:00:00.000Z', 0);
+		const trimmed = trimKnown(known, Date.parse(at(1_000)));
+		expect(Object.keys(trimmed)).toHaveLength(MAX_IN_FLIGHT + MAX_UPCOMING + MAX_RECENT);
+		const bytes = JSON.stringify(trimmed).length;
+		// Measured: 1.79 MB for 32,000 bookings (56 bytes each; 20,000 upcoming alone 1.12 MB). The overlap's 50,000
+		// come on top only during a burst of that many changes within two minutes.
+		expect(bytes).toBeLessThan(1_900_000);
+		expect(MAX_IN_OVERLAP).toBe(50_000);
+	});
+
+	it('a state encodes and decodes exactly, whatever the status', () => {
+		const state = { status: 'some_future_status', startMs: Date.parse('2026-04-01T10:00:00.000Z'), endMs: Date.parse('2026-04-01T10:45:00.000Z'), updatedAt: '2026-03-02T09:00:00.123456Z' };
+		expect(decodeState(encodeState(state))).toEqual(state);
+		expect(decodeState(encodeState({ ...state, status: 'no_show' }))).toEqual({ ...state, status: 'no_show' });
+		const plain = { ...state, status: 'confirmed', updatedAt: '2026-03-02T09:00:00.123Z' };
+		expect(encodeState(plain).length).toBeLessThan(30);
+		expect(decodeState(encodeState(plain))).toEqual(plain);
+		expect(decodeState('garbage')).toBeUndefined();
+	});
+
+	it('a burst larger than MAX_RECENT inside the overlap is still reported once (the next poll repeats none)', () => {
+		const burst = Array.from({ length: 10_000 }, (_, index) =>
+			booking(index + 1, 10, { start: '2026-01-01T10:00:00.000Z', end: '2026-01-01T10:30:00.000Z' }),
+		);
 		const first = detectChanges(started(), burst);
 		expect(first.events).toHaveLength(10_000);
 		const again = detectChanges(first.state, burst);
 		expect(again.events).toEqual([]);
-		expect(Object.keys(again.state.snapshots)).toHaveLength(10_000); // all inside the overlap
-		// Once the cursor moves two minutes on, the burst's snapshots fall back to the cap.
+		expect(entries(again.state)).toBe(10_000); // all inside the overlap
+		// Once the cursor moves two minutes on, the burst falls back to the cap.
 		const later = detectChanges(again.state, [booking(20_000, 10 + OVERLAP_MS / 1000 + 60)]);
-		expect(Object.keys(later.state.snapshots).length).toBeLessThanOrEqual(MAX_SNAPSHOTS + 1);
+		expect(entries(later.state)).toBeLessThanOrEqual(MAX_RECENT + 1);
 	});
 
-	it('bounded() is idempotent', () => {
+	it('trimKnown() is idempotent', () => {
 		const { state } = detectChanges(started(), [booking(1, 10), booking(2, 500)]);
-		expect(bounded(bounded(state))).toEqual(bounded(state));
+		expect(trimKnown(trimKnown(state.known, Date.parse(at(500))), Date.parse(at(500)))).toEqual(trimKnown(state.known, Date.parse(at(500))));
 	});
 });

@@ -1,0 +1,288 @@
+/**
+ * The polling trigger's "each change once" under what production brings, through n8n-core's PollContext against the
+ * simulator: polls that overlap, two changes stamped in the same millisecond or by a clock that stepped back, a
+ * backlog beyond the rate budget and beyond one execution, a refused page cursor, a booking in flight or upcoming
+ * since before activation, Fetch Test Event for a reschedule, and bookings changed just before activation.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { describe, expect, it } from 'vitest';
+
+import { pollsRunning } from '../../nodes/BookingServicePollingTrigger/pollLock.ts';
+import { PollHarness } from '../harness/poller.ts';
+import { eventTypeId, freeSlots, useTestSimulator } from '../harness/fixtures.ts';
+import type { Simulator } from '../simulator/index.ts';
+
+const sim = useTestSimulator();
+const ALL = { events: ['*'], options: {} };
+
+function poller(parameters: IDataObject = ALL) {
+	return new PollHarness({ baseUrl: sim.baseUrl, apiKey: sim.apiKeys.readOnly, parameters });
+}
+
+async function later(seconds = 60): Promise<void> {
+	await sim.control.advanceClock(seconds);
+}
+
+async function book(simulator: Simulator, slug = 'intro-call', index = 0): Promise<{ id: string; status: string; start: string }> {
+	const start = (await freeSlots(simulator, slug))[index];
+	const response = await fetch(`${simulator.baseUrl}/bookings`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${simulator.apiKeys.readWrite}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify({
+			eventTypeId: eventTypeId(simulator, slug),
+			start,
+			booker: { name: 'Poll Test', email: `poll.${Math.random()}@example.com`, timezone: 'UTC' },
+		}),
+	});
+	return (await response.json()) as { id: string; status: string; start: string };
+}
+
+const bookingId = (item: INodeExecutionData) => (item.json.booking as { id: string }).id;
+const kindsOf = (items: INodeExecutionData[]) => items.map((item) => [item.json.eventType, bookingId(item)]);
+const eventIds = (items: INodeExecutionData[]) => items.map((item) => String(item.json.eventId));
+
+/** Freezes the simulated clock where it is: every change from now on carries the same updatedAt. */
+function freezeClock(): string {
+	const { now } = sim.control.now();
+	sim.control.setClock(now, { frozen: true });
+	return now;
+}
+
+describe('1. overlapping polls', () => {
+	it('a poll slower than the interval and the next tick never report the same change twice', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const made = [await book(sim), await book(sim, 'intro-call', 1), await book(sim, 'project-sync')];
+		// Every listing takes 1.5 s: the second tick starts while the first is still reading.
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 10, kind: 'latency', latencyMs: 1_500 });
+		const first = trigger.poll();
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const second = trigger.poll();
+		const [a, b] = await Promise.all([first, second]);
+
+		expect([...a, ...b].map(bookingId).sort()).toEqual(made.map((booking) => booking.id).sort());
+		expect(b).toEqual([]); // the tick that found its trigger still polling left the work to it
+		expect(pollsRunning()).toBe(0);
+		sim.control.clearFaults();
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	it('the guard is released when a poll fails, so the next tick polls', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const made = await book(sim);
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'status', status: 503 });
+		await expect(trigger.poll()).rejects.toThrow(/503/);
+		expect(pollsRunning()).toBe(0);
+		expect((await trigger.poll()).map(bookingId)).toEqual([made.id]);
+	});
+});
+
+describe('2. changes recognised by what changed, not by the timestamp alone', () => {
+	it('confirmed then cancelled in the same millisecond: both events, in order', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const stamp = freezeClock();
+		const made = await book(sim);
+		const created = await trigger.poll();
+		sim.control.cancel(made.id, { by: 'booker' });
+		const cancelled = await trigger.poll();
+
+		expect(kindsOf(created)).toEqual([['booking.created', made.id]]);
+		expect(kindsOf(cancelled)).toEqual([['booking.cancelled', made.id]]);
+		expect((cancelled[0].json.booking as { updatedAt: string }).updatedAt).toBe(stamp);
+		expect(eventIds(created)[0]).not.toBe(eventIds(cancelled)[0]);
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	it('two edits of one booking in the same millisecond are two events with two ids', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const made = await book(sim);
+		await trigger.poll();
+		freezeClock();
+		sim.control.editNotes(made.id, { notes: 'first' });
+		const [first] = await trigger.poll();
+		const [slot] = (await freeSlots(sim, 'intro-call')).slice(-1);
+		sim.control.reschedule(made.id, { start: slot, by: 'host' });
+		const [second] = await trigger.poll();
+		expect([first.json.eventType, second.json.eventType]).toEqual(['booking.updated', 'booking.rescheduled']);
+		expect(second.json.previous).toEqual({ start: made.start, end: expect.any(String) });
+	});
+
+	it('a change stamped a second earlier than the last one seen (the service clock stepped back) is reported', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const made = await book(sim);
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', made.id]]);
+		const { now } = sim.control.now();
+		sim.control.setClock(new Date(Date.parse(now) - 1_000).toISOString());
+		sim.control.cancel(made.id, { by: 'host' });
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.cancelled', made.id]]);
+		expect(await trigger.poll()).toEqual([]);
+	});
+});
+
+describe('3–4. a backlog beyond the rate budget and beyond one execution', () => {
+	it('12,000 changes arrive as 5,000 + 5,000 + 2,000, oldest first, each once', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		// One per simulated second, so "oldest first" has a visible order.
+		const ids: string[] = [];
+		for (let batch = 0; batch < 12; batch++) {
+			ids.push(...sim.control.generateBookings({ count: 1_000 }).ids);
+			await later(1);
+		}
+		const executions = [await trigger.poll(), await trigger.poll(), await trigger.poll()];
+		expect(executions.map((items) => items.length)).toEqual([5_000, 5_000, 2_000]);
+		const all = executions.flat();
+		expect(new Set(all.map(bookingId))).toEqual(new Set(ids));
+		expect(new Set(eventIds(all)).size).toBe(12_000);
+		const times = all.map((item) => Date.parse(String(item.json.eventCreatedAt)));
+		expect(times).toEqual([...times].sort((a, b) => a - b));
+		expect(await trigger.poll()).toEqual([]);
+	}, 120_000);
+
+	it('a budget of 12 requests an hour: every change arrives over several polls, none twice', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const { ids } = sim.control.generateBookings({ count: 2_500 });
+		sim.control.setRateLimit({ requests: 12, perSeconds: 3_600 });
+		const emitted: INodeExecutionData[] = [];
+		let polls = 0;
+		let failedPolls = 0;
+		const perPoll: Array<number | string> = [];
+		while (emitted.length < ids.length && polls < 12) {
+			polls++;
+			try {
+				const got = await trigger.poll();
+				perPoll.push(got.length);
+				emitted.push(...got);
+			} catch (error) {
+				perPoll.push(String((error as Error).message));
+				failedPolls++;
+			}
+			await later(3_600); // the next rate window
+		}
+		// Two polls find where each chunk starts, then the chunks come oldest first; none failed.
+		expect(perPoll).toEqual([0, 0, 500, 1_000, 1_000]);
+		expect(new Set(emitted.map(bookingId))).toEqual(new Set(ids));
+		expect(emitted).toHaveLength(ids.length);
+		expect(polls).toBeGreaterThan(2);
+		expect(failedPolls).toBe(0); // each poll that made progress ended quietly; the next continued
+	}, 60_000);
+
+	it('a page cursor the service no longer accepts: the scan starts over and repeats nothing', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const { ids } = sim.control.generateBookings({ count: 7_000 });
+		const first = await trigger.poll();
+		expect(first).toHaveLength(5_000);
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'status', status: 400, code: 'validation_failed' });
+		const rest: INodeExecutionData[] = [];
+		for (let poll = 0; poll < 4; poll++) rest.push(...(await trigger.poll()));
+		const all = [...first, ...rest];
+		expect(all).toHaveLength(7_000);
+		expect(new Set(all.map(bookingId))).toEqual(new Set(ids));
+	}, 60_000);
+});
+
+describe('5–6. what the trigger knows from activation on', () => {
+	it('a booking awaiting payment at activation is created when paid, after 2,000+ other changes', async () => {
+		await later();
+		const paid = await book(sim, 'career-coaching');
+		expect(paid.status).toBe('awaiting_payment');
+		await later(600);
+		await book(sim, 'intro-call', 3); // a later change: the paid booking is not the newest at activation
+		await later(600);
+		const trigger = poller();
+		await trigger.poll(); // activation
+		await later();
+		sim.control.generateBookings({ count: 2_500 });
+		await trigger.poll();
+		await later(600); // the 2,500 fall out of the overlap
+		await book(sim);
+		await trigger.poll();
+		await later();
+		sim.control.payment(paid.id, { outcome: 'succeeded' });
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', paid.id]]);
+	}, 60_000);
+
+	it('a reschedule of an upcoming booking made long before activation is a reschedule, with its previous times', async () => {
+		await later();
+		const made = await book(sim);
+		await later(3_600);
+		await book(sim, 'project-sync'); // the newest change at activation is another booking's
+		await later(3_600);
+		const trigger = poller();
+		await trigger.poll(); // activation: the booking is upcoming and has not changed for two hours
+		await later();
+		const [slot] = (await freeSlots(sim, 'intro-call')).slice(-1);
+		sim.control.reschedule(made.id, { start: slot, by: 'booker' });
+		const [item] = await trigger.poll();
+		expect(item.json).toMatchObject({
+			eventType: 'booking.rescheduled',
+			booking: { id: made.id, start: slot },
+			previous: { start: made.start },
+		});
+	});
+});
+
+describe('7. Fetch Test Event', () => {
+	it('returns a reschedule when the active trigger has seen one', async () => {
+		const parameters = { events: ['booking.rescheduled'], options: {} };
+		const trigger = poller(parameters);
+		await trigger.poll();
+		await later();
+		const made = await book(sim);
+		await trigger.poll();
+		await later();
+		const [slot] = (await freeSlots(sim, 'intro-call')).slice(-1);
+		sim.control.reschedule(made.id, { start: slot, by: 'host' });
+		await later();
+		await book(sim, 'project-sync'); // a newer change of another kind
+		await trigger.poll();
+
+		const [sample] = await trigger.fetchTestEvent();
+		expect(sample.json).toMatchObject({ eventType: 'booking.rescheduled', booking: { id: made.id }, previous: { start: made.start } });
+	});
+
+	it('returns a completed or cancelled booking as that kind, and a changed booking as updated, never as created', async () => {
+		await later();
+		const made = await book(sim);
+		await later();
+		sim.control.editNotes(made.id, { notes: 'Parking at the back' });
+		const created = poller({ events: ['booking.created'], options: {} });
+		const updated = poller({ events: ['booking.updated'], options: {} });
+		const [createdSample] = await created.fetchTestEvent();
+		const [updatedSample] = await updated.fetchTestEvent();
+		expect(bookingId(createdSample)).not.toBe(made.id);
+		expect(updatedSample.json).toMatchObject({ eventType: 'booking.updated', booking: { id: made.id } });
+	});
+});
+
+describe('8. activation', () => {
+	it('bookings changed within two minutes of each other before activation are never reported', async () => {
+		await later();
+		const one = await book(sim);
+		await later(30);
+		const two = await book(sim, 'intro-call', 1);
+		await later(3_600);
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		expect(await trigger.poll()).toEqual([]);
+		await later();
+		sim.control.cancel(one.id, { by: 'host' });
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.cancelled', one.id]]);
+		expect(two.id).toBeDefined();
+	});
+});
