@@ -35,6 +35,12 @@ export class InMemorySeenEvents {
 		this.#limits = limits;
 	}
 
+	/** Whether `eventId` was seen in `scope` and has not expired, without recording anything. */
+	wasSeen(scope: string, eventId: string, nowMs: number): boolean {
+		const firstSeenAt = this.#records.get(scope)?.get(eventId);
+		return firstSeenAt !== undefined && firstSeenAt >= nowMs - this.#limits.maxAgeMs;
+	}
+
 	/**
 	 * Records `eventId` as seen in `scope` at `nowMs` and says whether it had been seen there already (and not expired).
 	 * A duplicate keeps its first-seen time, so retries cannot keep an id alive.

@@ -4,12 +4,13 @@
  *
  * An entry is found only by the workflow and node the sealed value belongs to and the sealed value itself. A new
  * subscription comes with a newly sealed value (fresh salt), so it never finds the old one's secret, and the same
- * sealed value copied into another workflow or node finds nothing. Only `webhook()` reads this cache: `checkExists`
- * always opens the secret with the credential's current API key, so a changed key still leads to a new subscription.
- * Until then, deliveries are verified with the secret the service actually signs them with.
+ * sealed value copied into another workflow or node finds nothing. `checkExists` never trusts this cache for the
+ * current subscription: it opens the secret with the credential's current API key, so a changed key still leads to a
+ * new subscription. Until then, deliveries are verified with the secret the service actually signs them with.
  *
- * Bounded to the triggers that received deliveries last. Secrets stay in this Map: nothing here logs or returns them
- * other than to the caller that asks with the sealed value.
+ * The webhook side adds a secret only after a delivery verified with it, so requests that fail verification cannot
+ * push the secrets of genuinely used triggers out. Bounded to the triggers that received verified deliveries last.
+ * Secrets stay in this Map: nothing here logs or returns them other than to the caller that asks with the sealed value.
  */
 import type { SecretBinding } from './secretBox';
 import { setAsNewest } from '../shared/setAsNewest';
@@ -67,11 +68,11 @@ function cacheKey({ workflowId, nodeId }: SecretBinding, sealedSecret: string): 
 	return JSON.stringify([workflowId, nodeId, sealedSecret]);
 }
 
-/** How many triggers this process keeps secrets for, the ones that received deliveries last. */
-export const TRIGGERS_KEPT_IN_MEMORY = 200;
+/** How many triggers this process keeps secrets for, the ones that received verified deliveries last. */
+export const SECRETS_KEPT_IN_MEMORY = 1_000;
 
 /**
  * This process's one cache: `webhook()` fills it, and activation reads it to recover the secret of a subscription
  * whose sealed value no longer opens because the credential's key changed (see lifecycle.ts).
  */
-export const unsealedSecrets = new UnsealedSecretCache(TRIGGERS_KEPT_IN_MEMORY);
+export const unsealedSecrets = new UnsealedSecretCache(SECRETS_KEPT_IN_MEMORY);

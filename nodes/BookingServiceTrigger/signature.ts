@@ -143,3 +143,16 @@ export function verifyDeliverySignature(
 	}
 	return { valid: true, timestamp };
 }
+
+/**
+ * Whether a well-formed header's timestamp is within tolerance, judged without any secret. Only a first filter for
+ * requests whose signature cannot be checked (the sender chose the timestamp); it proves nothing.
+ */
+export function hasFreshTimestamp(
+	header: string | string[] | undefined,
+	nowSeconds: number,
+	toleranceSeconds: number = SIGNATURE_TOLERANCE_SECONDS,
+): boolean {
+	const parsed = readSignatureHeader(header);
+	return typeof parsed !== 'string' && Math.abs(nowSeconds - Number(parsed.timestampText)) <= toleranceSeconds;
+}

@@ -1,23 +1,22 @@
 /**
- * The trigger's side of a webhook subscription: what it keeps in the node's static data, the event selection, and
- * the messages for a subscription the service refuses.
+ * The trigger's side of a webhook subscription: what it keeps in the node's static data, who owns a record, the
+ * event selection and the subscription's description.
  *
  * Static data holds, per trigger node (n8n keeps a separate copy for a test run):
- *   subscription           StoredSubscription      the subscription this node made, naming the workflow and node
- *                                                  that own it and the account it lives in
- *   leftoverSubscriptions  LeftoverSubscription[]  subscriptions this node replaced but could not delete yet
+ *   subscription           StoredSubscription      the subscription this node made, naming the workflow, node and
+ *                                                  n8n instance that own it and the account it lives in
+ *   leftoverSubscriptions  LeftoverSubscription[]  subscriptions this node replaced and has not deleted yet
+ *                                                  (a DELETE failed, or it drains after a key rotation)
  * (Earlier versions also kept `recentEventIds` there, written by webhook(); it is removed when the record is rewritten.)
  * Static data is plain text on the workflow row and travels with exports and copies of the workflow: hence
  * `sealedSecret` (secretBox.ts) and never the secret itself, and hence the owner in every record — a record another
- * workflow or node wrote (a copy) is never acted on, only forgotten.
+ * workflow, node or n8n instance wrote (a copy, or an import into another instance) is never acted on, only
+ * forgotten.
  */
-import type { IDataObject, IHookFunctions, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, INode } from 'n8n-workflow';
 
 import { ALL_EVENTS } from '../shared/booking';
 import { isResourceId } from '../shared/resourceId';
-import { serviceErrorDetailsOf } from '../shared/serviceErrors';
-import type { ServiceErrorDetail } from '../shared/serviceErrors';
 
 /** The contract's limits for POST /webhooks. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
@@ -25,10 +24,15 @@ const MAX_DESCRIPTION_LENGTH = 200;
 /** One per possible subscription is plenty; beyond that the oldest are given up on (and logged). */
 const MAX_LEFTOVERS = MAX_SUBSCRIPTIONS_PER_ACCOUNT;
 
-/** The workflow and node a record belongs to. */
+/**
+ * The workflow, node and n8n instance a record belongs to. n8n's instance id tells two instances apart that hold the
+ * same workflow (an export imported elsewhere keeps workflow and node ids); processes of one instance (queue mode)
+ * share it. Records written before it was kept have none.
+ */
 export interface Owner {
 	workflowId: string;
 	nodeId: string;
+	instanceId?: string;
 }
 
 /** Where a subscription lives: the service at a Base URL, and the account there (from GET /me, when known). */
@@ -43,13 +47,36 @@ export interface StoredSubscription extends Owner, AccountRef {
 	/** As sent to the service, normalised by `normaliseEventSelection`. */
 	events: string[];
 	sealedSecret: string;
+	/** The service's creation time of the subscription: events made from then on are delivered to it. */
+	createdAt?: string;
 }
 
-/** A subscription this node replaced whose DELETE failed: retried on activation, its deliveries answered 410. */
+/**
+ * A subscription this node no longer uses. Either its DELETE failed (retried on activation, deliveries proven to come
+ * from it answered 410), or it is draining: replaced because the API key was rotated, it is kept until `drainUntil`
+ * so that the service's retries of events made before its replacement (`replacedAt`) still run once.
+ */
 export interface LeftoverSubscription extends Owner, AccountRef {
 	id: string;
 	/** Sealed under the API key of the time; deliveries signed with it prove the subscription is ours. */
 	sealedSecret?: string;
+	drainUntil?: string;
+	/** The replacement's creation time; unset while no replacement exists (all of its events are then wanted). */
+	replacedAt?: string;
+}
+
+/** How a record relates to a trigger node: its own, another's, or written without an instance id (older versions). */
+export type Ownership = 'ours' | 'foreign' | 'instance-unknown';
+
+export function ownershipOf(record: Owner, owner: Owner): Ownership {
+	if (record.workflowId !== owner.workflowId || record.nodeId !== owner.nodeId) return 'foreign';
+	if (record.instanceId === undefined || owner.instanceId === undefined) return 'instance-unknown';
+	return record.instanceId === owner.instanceId ? 'ours' : 'foreign';
+}
+
+/** Whether the node may act on a record: its own, or one of its workflow and node from before instance ids. */
+export function isOwnedBy(record: Owner, owner: Owner): boolean {
+	return ownershipOf(record, owner) !== 'foreign';
 }
 
 /**
@@ -62,10 +89,17 @@ export function normaliseEventSelection(selected: unknown): string[] {
 	return [...new Set(values)].sort();
 }
 
+/** The optional string fields of a record that are strings, and no others. */
+function optionalStrings<K extends string>(record: Record<string, unknown>, keys: K[]): Partial<Record<K, string>> {
+	return Object.fromEntries(
+		keys.filter((key) => typeof record[key] === 'string').map((key) => [key, record[key]]),
+	) as Partial<Record<K, string>>;
+}
+
 function readOwnerAndAccount(record: Record<string, unknown>): (Owner & AccountRef) | undefined {
-	const { workflowId, nodeId, baseUrl, accountId } = record;
+	const { workflowId, nodeId, baseUrl } = record;
 	if (typeof workflowId !== 'string' || typeof nodeId !== 'string' || typeof baseUrl !== 'string') return undefined;
-	return { workflowId, nodeId, baseUrl, ...(typeof accountId === 'string' ? { accountId } : {}) };
+	return { workflowId, nodeId, baseUrl, ...optionalStrings(record, ['instanceId', 'accountId']) };
 }
 
 /**
@@ -79,11 +113,8 @@ export function readStoredSubscription(nodeData: IDataObject): StoredSubscriptio
 	if (!isResourceId(id) || typeof webhookUrl !== 'string' || typeof sealedSecret !== 'string') return undefined;
 	if (!Array.isArray(events)) return undefined;
 	const ownerAndAccount = readOwnerAndAccount(stored) ?? { workflowId: '', nodeId: '', baseUrl: '' };
-	return { id, webhookUrl, events: normaliseEventSelection(events), sealedSecret, ...ownerAndAccount };
-}
-
-export function isOwnedBy(record: Owner, owner: Owner): boolean {
-	return record.workflowId === owner.workflowId && record.nodeId === owner.nodeId;
+	const createdAt = optionalStrings(stored, ['createdAt']);
+	return { id, webhookUrl, events: normaliseEventSelection(events), sealedSecret, ...ownerAndAccount, ...createdAt };
 }
 
 export function storeSubscription(nodeData: IDataObject, subscription: StoredSubscription): void {
@@ -110,22 +141,26 @@ export function readLeftoverSubscriptions(nodeData: IDataObject, owner: Owner): 
 		const record = entry as Record<string, unknown>;
 		const ownerAndAccount = readOwnerAndAccount(record);
 		if (!isResourceId(record.id) || ownerAndAccount === undefined || !isOwnedBy(ownerAndAccount, owner)) continue;
-		const sealedSecret = typeof record.sealedSecret === 'string' ? { sealedSecret: record.sealedSecret } : {};
-		leftovers.push({ id: record.id, ...ownerAndAccount, ...sealedSecret });
+		leftovers.push({
+			id: record.id,
+			...ownerAndAccount,
+			...optionalStrings(record, ['sealedSecret', 'drainUntil', 'replacedAt']),
+		});
 	}
 	return leftovers;
 }
 
 /** Only the fields a leftover has, whatever record it was made from. */
-function leftoverRecord({ id, workflowId, nodeId, baseUrl, accountId, sealedSecret }: LeftoverSubscription): IDataObject {
-	return {
-		id,
-		workflowId,
-		nodeId,
-		baseUrl,
-		...(accountId === undefined ? {} : { accountId }),
-		...(sealedSecret === undefined ? {} : { sealedSecret }),
-	};
+function leftoverRecord(leftover: LeftoverSubscription): IDataObject {
+	const { id, workflowId, nodeId, baseUrl } = leftover;
+	const optional = optionalStrings(leftover as unknown as Record<string, unknown>, [
+		'instanceId',
+		'accountId',
+		'sealedSecret',
+		'drainUntil',
+		'replacedAt',
+	]);
+	return { id, workflowId, nodeId, baseUrl, ...optional };
 }
 
 /** Keeps at most MAX_LEFTOVERS, the newest; returns the ones given up on, for the log. */
@@ -157,132 +192,6 @@ export function subscriptionDescription(
 	const room = MAX_DESCRIPTION_LENGTH - prefix.length - suffix.length;
 	const fitted = name.length <= room ? name : `${name.slice(0, Math.max(0, room - 1))}…`;
 	return `${prefix}${fitted}${suffix}`.slice(0, MAX_DESCRIPTION_LENGTH);
-}
-
-/**
- * Why the service would refuse this webhook URL, judged locally, or undefined when it looks deliverable. Only used to
- * explain a refusal: the request is always sent, because a local simulator may accept such URLs.
- */
-export function webhookUrlProblem(webhookUrl: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(webhookUrl);
-	} catch {
-		return 'it is not a valid URL';
-	}
-	if (url.protocol !== 'https:') return 'it uses http, and the service delivers only to https';
-	const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-	if (
-		host === 'localhost' ||
-		host.endsWith('.localhost') ||
-		host.endsWith('.local') ||
-		(!host.includes('.') && !host.includes(':'))
-	) {
-		return `its host "${host}" is only reachable on this machine or network`;
-	}
-	if (isPrivateAddressLiteral(host)) return `its address ${host} is private or reserved`;
-	return undefined;
-}
-
-function isPrivateAddressLiteral(host: string): boolean {
-	const ipv4 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(host);
-	if (ipv4) {
-		const [a, b] = [Number(ipv4[1]), Number(ipv4[2])];
-		return (
-			a === 0 ||
-			a === 10 ||
-			a === 127 ||
-			(a === 100 && b >= 64 && b <= 127) ||
-			(a === 169 && b === 254) ||
-			(a === 172 && b >= 16 && b <= 31) ||
-			(a === 192 && b === 168) ||
-			a >= 224
-		);
-	}
-	// IPv6 literals: loopback, unspecified, unique local (fc00::/7), link-local (fe80::/10), IPv4-mapped.
-	return host.includes(':') && /^(::1?$|f[cd]|fe[89ab]|::ffff:)/.test(host);
-}
-
-const URL_GUIDANCE = [
-	'The Booking Service delivers only to https addresses on the public internet.',
-	'Testing the trigger in the editor subscribes n8n\'s Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n\'s WEBHOOK_URL setting.',
-	'If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n.',
-	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
-].join(' ');
-
-/** Whether a field name from validation details is the body's `url` (also as `body.url` or `url[0]`). */
-function namesUrlField(field: string): boolean {
-	return field.split(/[.[\]]/).some((segment) => segment.toLowerCase() === 'url');
-}
-
-/**
- * Turns a failed POST /webhooks into an error that says what to do. The transport's error already explains
- * authentication, permission and rate-limit problems; this adds the two cases the trigger knows more about: the
- * webhook URL (refused by the service, or one the service will refuse) and the subscription limit.
- */
-export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl: string): NodeApiError {
-	const original = error as { message?: unknown; description?: unknown; httpCode?: unknown; context?: IDataObject };
-	const serviceMessage = typeof original.message === 'string' ? original.message : String(error);
-	const serviceDescription = typeof original.description === 'string' ? original.description : '';
-	const httpCode = typeof original.httpCode === 'string' ? original.httpCode : undefined;
-	const serviceCode = original.context?.serviceErrorCode;
-	const localProblem = webhookUrlProblem(webhookUrl);
-
-	// When the service names the fields it refused, only those count. Without names (the contract does not show the
-	// details' shape) the message is searched for "url", and a URL that looks unreachable is taken as the cause.
-	const fieldDetails = serviceErrorDetailsOf(error).filter(
-		(detail): detail is Required<ServiceErrorDetail> => detail.field !== undefined,
-	);
-	const urlDetail = fieldDetails.find((detail) => namesUrlField(detail.field));
-	const urlRefused =
-		serviceCode === 'validation_failed' &&
-		(fieldDetails.length > 0 ? urlDetail !== undefined : /\burl\b/i.test(serviceMessage) || localProblem !== undefined);
-	if (urlRefused) {
-		const reason = localProblem ?? urlDetail?.message;
-		const why = reason ? `: ${reason}` : '';
-		return subscribeError(node, httpCode, {
-			message: `The Booking Service refused this trigger's webhook URL ${webhookUrl}${why}`,
-			description: `${URL_GUIDANCE} (${serviceMessage})`,
-		});
-	}
-
-	const limitReached =
-		httpCode !== undefined &&
-		httpCode.startsWith('4') &&
-		!['401', '403', '404', '429'].includes(httpCode) &&
-		/subscriptions?\b.*\b(limit|maximum|at most|too many|25)\b|\b(limit|maximum|at most|too many)\b.*\bsubscriptions?/i.test(
-			serviceMessage,
-		);
-	if (limitReached) {
-		return subscribeError(node, httpCode, {
-			message: `The Booking Service account already has the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions`,
-			description: `Delete subscriptions you no longer need in the app (Settings → API keys and webhooks), then activate the workflow again. Every active workflow with this trigger uses one subscription, and so does each test run of the trigger while it listens. (${serviceMessage})`,
-		});
-	}
-
-	return subscribeError(node, httpCode, {
-		message: `Could not subscribe to Booking Service events: ${serviceMessage}`,
-		description: [
-			serviceDescription,
-			localProblem === undefined
-				? ''
-				: `Note also that the webhook URL ${webhookUrl} will not work: ${localProblem}. ${URL_GUIDANCE}`,
-		]
-			.filter((part) => part !== '')
-			.join(' '),
-	});
-}
-
-function subscribeError(
-	node: INode,
-	httpCode: string | undefined,
-	text: { message: string; description: string },
-): NodeApiError {
-	return new NodeApiError(node, { message: text.message, httpCode: httpCode ?? null } as JsonObject, {
-		message: text.message,
-		description: text.description,
-		httpCode,
-	});
 }
 
 /** The hook context's view of whether this is the Test URL (a test run in the editor) or the Production URL. */

@@ -6,11 +6,10 @@ import { isSelectedEvent } from '../../nodes/shared/booking.ts';
 import { bookingServiceApiRequest } from '../../nodes/shared/transport.ts';
 import { fakeContext } from '../unit/fake-context.ts';
 import {
-	explainSubscribeFailure,
 	normaliseEventSelection,
 	subscriptionDescription,
-	webhookUrlProblem,
 } from '../../nodes/BookingServiceTrigger/subscription.ts';
+import { explainSubscribeFailure, webhookUrlProblem } from '../../nodes/BookingServiceTrigger/subscribeFailure.ts';
 
 const node = {
 	id: 'n1',

@@ -24,7 +24,10 @@ export async function api<T>(
 }
 
 /** Free start times of the free "intro-call" event type over the next two weeks. */
-async function freeIntroCallStarts(sim: Simulator): Promise<{ eventTypeId: string; starts: string[] }> {
+async function freeIntroCallStarts(
+	sim: Simulator,
+	apiKey = sim.apiKeys.readWrite,
+): Promise<{ eventTypeId: string; starts: string[] }> {
 	const eventTypeId = sim.control.eventType('intro-call').id;
 	const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 	const to = new Date(Date.now() + 15 * 86_400_000).toISOString().slice(0, 10);
@@ -32,20 +35,31 @@ async function freeIntroCallStarts(sim: Simulator): Promise<{ eventTypeId: strin
 		sim,
 		'GET',
 		`/event-types/${eventTypeId}/slots?from=${from}&to=${to}`,
+		undefined,
+		apiKey,
 	);
 	return { eventTypeId, starts: slots };
 }
 
-/** Books `count` intro calls through POST /bookings (each emits booking.created); returns their ids. */
-export async function bookIntroCalls(sim: Simulator, count: number): Promise<string[]> {
-	const { eventTypeId, starts } = await freeIntroCallStarts(sim);
+/**
+ * Books `count` intro calls through POST /bookings (each emits booking.created); returns their ids. Free starts not
+ * booked yet, so it can be called again.
+ */
+export async function bookIntroCalls(sim: Simulator, count: number, apiKey = sim.apiKeys.readWrite): Promise<string[]> {
+	const { eventTypeId, starts } = await freeIntroCallStarts(sim, apiKey);
 	const ids: string[] = [];
 	for (let index = 0; index < count; index += 1) {
-		const booking = await api<{ id: string }>(sim, 'POST', '/bookings', {
-			eventTypeId,
-			start: starts[index],
-			booker: { name: `Guest ${index}`, email: `guest${index}.${Date.now()}@example.com`, timezone: 'Europe/Berlin' },
-		});
+		const booking = await api<{ id: string }>(
+			sim,
+			'POST',
+			'/bookings',
+			{
+				eventTypeId,
+				start: starts[index],
+				booker: { name: `Guest ${index}`, email: `guest${index}.${Date.now()}@example.com`, timezone: 'Europe/Berlin' },
+			},
+			apiKey,
+		);
 		ids.push(booking.id);
 	}
 	return ids;

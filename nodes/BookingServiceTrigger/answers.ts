@@ -1,0 +1,125 @@
+/**
+ * How the trigger answers a request, once receive.ts has decided what it is: a refusal (one uniform 401), a 410 for
+ * a replaced subscription, an acknowledgement without a run, or one execution for an event — dropping duplicates from
+ * this process's memory.
+ */
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { isSelectedEvent, localizeBooking } from '../shared/booking';
+import type { Booking, NameLanguage } from '../shared/booking';
+import { readEventTypesFilter } from '../shared/descriptions';
+import { InMemorySeenEvents } from './dedupe';
+import { toTriggerItem } from './delivery';
+import type { DeliveryEnvelope } from './delivery';
+import { normaliseEventSelection } from './subscription';
+
+/** How many triggers this process remembers event ids for, the ones that received deliveries last. */
+const TRIGGERS_DEDUPED_IN_MEMORY = 200;
+
+/**
+ * Event ids (and booking states, see bookingStateKey) seen by this n8n process, per workflow, node and URL kind
+ * (production or test): what drops a delivery the service sends again, also when it arrives through the subscription
+ * a key rotation replaced. Per process and lost on a restart (see runEvent for why not in static data). Bounded:
+ * 1,000 entries for a day per trigger, for the 200 triggers used last.
+ */
+export const seenInThisProcess = new InMemorySeenEvents(TRIGGERS_DEDUPED_IN_MEMORY);
+
+export function dedupeScope(context: IWebhookFunctions): string {
+	return `${context.getWorkflow().id}/${context.getNode().id}/${context.getMode()}`;
+}
+
+/** One booking state: an event reports exactly one, so two requests reporting the same one report the same event. */
+export function bookingStateKey(booking: IDataObject): string {
+	return `booking:${String(booking.id)}@${String(booking.updatedAt)}`;
+}
+
+function logContext(context: IWebhookFunctions) {
+	return { workflowId: context.getWorkflow().id, nodeName: context.getNode().name };
+}
+
+/**
+ * Refuses a delivery: every refusal gets the same short 401, whatever the reason, so a sender learns nothing (not
+ * even that an old captured delivery was genuine, or that the trigger cannot read its secret). The reason goes to
+ * n8n's log only.
+ */
+export function refuseDelivery(context: IWebhookFunctions, reason: string): IWebhookResponseData {
+	context.logger.warn(`Booking Service Trigger refused a delivery: ${reason}`, logContext(context));
+	const response = context.getResponseObject();
+	response.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' });
+	response.end('Unauthorized');
+	return { noWebhookResponse: true };
+}
+
+/** 410 makes the service delete the subscription that sent the delivery (contract, Delivery rules 5). */
+export function answerGone(context: IWebhookFunctions, subscriptionId: string): IWebhookResponseData {
+	context.logger.info(
+		`Booking Service Trigger answered 410 to a delivery from webhook subscription ${subscriptionId}, which it replaced: the service deletes it.`,
+		logContext(context),
+	);
+	const response = context.getResponseObject();
+	response.writeHead(410, { 'Content-Type': 'text/plain; charset=utf-8' });
+	response.end('Gone');
+	return { noWebhookResponse: true };
+}
+
+/** A 2xx answer without an execution: the service must not retry what was deliberately skipped. */
+export function acknowledgeWithoutRun(reason: string): IWebhookResponseData {
+	return { webhookResponse: { received: true, skipped: reason } };
+}
+
+interface TriggerOptions {
+	includeEnvelope?: boolean;
+	nameLanguage?: NameLanguage;
+	eventTypes?: unknown;
+}
+
+function triggerOptions(context: IWebhookFunctions): TriggerOptions {
+	return context.getNodeParameter('options', {}) as TriggerOptions;
+}
+
+/** Why an event is not for this trigger (event kind not selected, or outside the Event Type filter), if it is not. */
+export function notWantedReason(context: IWebhookFunctions, envelope: DeliveryEnvelope): string | undefined {
+	const selected = normaliseEventSelection(context.getNodeParameter('events', []));
+	if (!isSelectedEvent(selected, envelope.type)) return `event type ${envelope.type} is not selected`;
+	const wantedEventTypes = readEventTypesFilter(triggerOptions(context).eventTypes);
+	const eventTypeId = (envelope.data.booking.eventType as { id?: unknown } | undefined)?.id;
+	if (wantedEventTypes.length > 0 && !wantedEventTypes.includes(String(eventTypeId))) {
+		return `event type ${String(eventTypeId)} is not in the Event Type filter`;
+	}
+	return undefined;
+}
+
+/**
+ * An authenticated event: skipped when not wanted or already seen; otherwise it starts one execution. `checkedAgainstService`
+ * marks an event whose signature could not be checked and whose booking was read from the service (apiCheck.ts):
+ * only the service's booking is emitted then, none of the request's other fields.
+ */
+export function runEvent(
+	context: IWebhookFunctions,
+	envelope: DeliveryEnvelope,
+	checkedAgainstService = false,
+): IWebhookResponseData {
+	const notWanted = notWantedReason(context, envelope);
+	if (notWanted !== undefined) return acknowledgeWithoutRun(notWanted);
+
+	// Duplicates are dropped from this process's memory only, never from static data. n8n saves a webhook()'s static
+	// data whole — the copy it read when the request arrived — so any write here could put back a subscription record
+	// that main replaced meanwhile (a re-activation racing a delivery; in queue mode they are different processes),
+	// leaving the trigger unable to verify its own subscription. Durable de-duplication is Remove Duplicates on
+	// eventId (README, "Duplicates").
+	const scope = dedupeScope(context);
+	const nowMs = Date.now();
+	if (seenInThisProcess.checkAndRemember(scope, envelope.id, nowMs)) {
+		return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
+	}
+	// Remembered for requests checked against the service, which may carry the same booking state under another id.
+	seenInThisProcess.checkAndRemember(scope, bookingStateKey(envelope.data.booking), nowMs);
+
+	const options = triggerOptions(context);
+	const booking = localizeBooking(envelope.data.booking as Booking, options.nameLanguage ?? 'service');
+	const shown: DeliveryEnvelope = checkedAgainstService
+		? { ...envelope, data: { booking }, body: {} }
+		: { ...envelope, data: { ...envelope.data, booking } };
+	const item = toTriggerItem(shown, !checkedAgainstService && (options.includeEnvelope ?? false));
+	return { workflowData: [context.helpers.returnJsonArray(item)] };
+}
