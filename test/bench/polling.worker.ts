@@ -1,7 +1,8 @@
 /**
- * Worker of the polling section (see polling.ts): one poll of the Booking Service Polling Trigger over 10,000 changed
- * bookings (n8n was down: the whole backlog in one poll), an idle poll (nothing changed), and the action node's
- * Return All of the same bookings as the baseline — taking turns in one process.
+ * Worker of the polling section (see polling.ts): the Booking Service Polling Trigger draining a backlog of 10,000,
+ * 50,000 and 100,000 changed bookings (n8n was down) poll after poll until every change is reported, against the
+ * action node's Return All of the same bookings (`updatedSince` the trigger's position) — taking turns in one process —
+ * and an idle poll at the steady state.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -14,91 +15,130 @@ import { rotate } from './stats.ts';
 
 export interface PollingInput {
 	baseUrl: string;
-	/** The simulator's control interface: moves its clock and changes one booking for the idle-poll position. */
+	/** The simulator's control interface: its clock, generated bookings, one change for the idle-poll position. */
 	controlUrl: string;
 	apiKey: string;
-	expectedItems: number;
+	/** Backlog sizes, ascending; each adds bookings to the last. */
+	sizes: number[];
 	warmups: number;
 	runs: number;
 	timeLimitMs: number;
 }
 
-export const POLLING_VARIANTS = ['backlogPoll', 'idlePoll', 'returnAll'] as const;
-export type PollingVariant = (typeof POLLING_VARIANTS)[number];
+export interface BacklogResult {
+	size: number;
+	drain: RunMeasurement[];
+	returnAll: RunMeasurement[];
+	/** Polls (executions) the drain took, and the most items one of them emitted. */
+	polls: number;
+	largestPoll: number;
+	/** The trigger's static data after the drain (what n8n saves), in bytes of JSON. */
+	savedStateBytes: number;
+}
 
 export interface PollingResult {
-	runs: Record<PollingVariant, RunMeasurement[]>;
-	/** The size of the trigger's static data after the backlog poll (what n8n saves), in bytes of JSON. */
-	savedStateBytes: number;
+	backlogs: BacklogResult[];
+	idle: { poll: RunMeasurement[]; returnAll: RunMeasurement[] };
 }
 
 const input = readWorkerInput<PollingInput>();
 const credential: BookingServiceCredential = { apiKey: input.apiKey, baseUrl: input.baseUrl };
 
-/** A trigger positioned before every booking: the next poll reads the whole backlog. */
-const beforeEverything: IDataObject = {
-	'node:Booking Service Polling Trigger': {
-		poll: {
-			format: 1,
-			workflowId: 'bench-polling',
-			nodeId: 'bench-poller',
-			cursor: '2000-01-01T00:00:00.000Z',
-			since: '2000-01-01T00:00:00.000Z',
-			snapshots: {},
-		},
-	},
-};
-const afterBacklog = (await runPoll(beforeEverything, credential)).staticData;
-const savedStateBytes = JSON.stringify(afterBacklog).length;
-
-/**
- * The steady state an idle poll sees: the generated backlog all changed in one instant, so right after it every poll
- * re-reads the whole burst inside the two-minute overlap. Ten minutes later one more change moves the position past
- * it; from then on a poll with nothing new is one request.
- */
-async function control(method: string, path: string, body?: unknown): Promise<unknown> {
+async function control<T>(method: string, path: string, body?: unknown): Promise<T> {
 	const response = await fetch(`${input.controlUrl}${path}`, {
 		method,
 		headers: body === undefined ? {} : { 'content-type': 'application/json' },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	if (!response.ok) throw new Error(`control ${method} ${path} answered ${response.status}`);
-	return await response.json();
+	return (await response.json()) as T;
 }
+
+// Ten minutes on, so nothing generated before (other sections' bookings) is inside the trigger's overlap.
 await control('POST', '/clock/advance', { seconds: 600 });
-const { items: listed } = (await control('GET', '/bookings')) as { items: Array<{ id: string; status: string }> };
-await control('POST', `/bookings/${listed.find((booking) => booking.status === 'confirmed')!.id}/notes`, { notes: 'bench' });
-const steady = await runPoll(afterBacklog, credential);
-if (steady.items.length !== 1) throw new Error(`the poll after one change emitted ${steady.items.length} items`);
-const afterOneChange = steady.staticData;
-
-const jobs: Record<PollingVariant, () => Promise<unknown[]>> = {
-	backlogPoll: async () => (await runPoll(beforeEverything, credential)).items,
-	idlePoll: async () => (await runPoll(afterOneChange, credential)).items,
-	returnAll: async () => await runActionNode({ resource: 'booking', operation: 'getMany', returnAll: true }, credential),
+const { now: position } = await control<{ now: string }>('GET', '/clock');
+const atPosition: IDataObject = {
+	'node:Booking Service Polling Trigger': {
+		poll: { format: 2, workflowId: 'bench-polling', nodeId: 'bench-poller', cursor: position, since: position, known: {} },
+	},
 };
 
-/** Every backlog poll reports every change once, an idle poll none, Return All every booking. */
-const expectedItems: Record<PollingVariant, number> = {
-	backlogPoll: input.expectedItems,
-	idlePoll: 0,
-	returnAll: input.expectedItems,
-};
-
-const measure = (variant: PollingVariant) =>
-	measureRun(jobs[variant], (items) => {
-		if (items.length !== expectedItems[variant]) {
-			throw new Error(`${variant} gave ${items.length} items, expected ${expectedItems[variant]}`);
-		}
-	});
-
-for (let index = 0; index < input.warmups; index++) {
-	for (const variant of POLLING_VARIANTS) await measure(variant);
+/** Changes spread as a busy account's are: 1,000 a simulated second. */
+let generated = 0;
+async function generateUpTo(size: number): Promise<void> {
+	while (generated < size) {
+		const count = Math.min(1_000, size - generated);
+		await control('POST', '/bookings/generate', { count });
+		await control('POST', '/clock/advance', { seconds: 1 });
+		generated += count;
+	}
 }
-progress(`polling: warmed up (${input.warmups} of each); ${input.runs} measured runs of each follow`);
-const result: PollingResult = { runs: { backlogPoll: [], idlePoll: [], returnAll: [] }, savedStateBytes };
+
+/** Polls from the position until every change is reported; what n8n would hand to executions is dropped after. */
+async function drain(size: number) {
+	let staticData = atPosition;
+	let total = 0;
+	let polls = 0;
+	let largestPoll = 0;
+	const maxPolls = Math.ceil(size / 1_000) * 2 + 10;
+	while (total < size) {
+		if (++polls > maxPolls) throw new Error(`drain of ${size}: ${total} after ${maxPolls} polls`);
+		const result = await runPoll(staticData, credential);
+		total += result.items.length;
+		largestPoll = Math.max(largestPoll, result.items.length);
+		staticData = result.staticData;
+	}
+	return { total, polls, largestPoll, staticData };
+}
+
+const returnAll = async () =>
+	await runActionNode(
+		{ resource: 'booking', operation: 'getMany', returnAll: true, filters: { updatedSince: position } },
+		credential,
+	);
+
+const checked = (size: number) => (count: number) => {
+	if (count !== size) throw new Error(`expected ${size} items, got ${count}`);
+};
+
+const result: PollingResult = { backlogs: [], idle: { poll: [], returnAll: [] } };
 const started = Date.now();
-for (let index = 0; index < input.runs && Date.now() - started < input.timeLimitMs; index++) {
-	for (const variant of rotate(index, POLLING_VARIANTS)) result.runs[variant].push(await measure(variant));
+for (const size of input.sizes) {
+	await generateUpTo(size);
+	const first = await drain(size);
+	if (first.total !== size) throw new Error(`drain of ${size} reported ${first.total}`);
+	const backlog: BacklogResult = {
+		size,
+		drain: [],
+		returnAll: [],
+		polls: first.polls,
+		largestPoll: first.largestPoll,
+		savedStateBytes: JSON.stringify(first.staticData).length,
+	};
+	const jobs = {
+		drain: () => measureRun(async () => (await drain(size)).total, checked(size)),
+		returnAll: () => measureRun(async () => (await returnAll()).length, checked(size)),
+	};
+	for (let index = 0; index < input.warmups && size === input.sizes[0]; index++) {
+		await jobs.drain();
+		await jobs.returnAll();
+	}
+	for (let index = 0; index < input.runs && (index === 0 || Date.now() - started < input.timeLimitMs); index++) {
+		for (const variant of rotate(index, ['drain', 'returnAll'] as const)) backlog[variant].push(await jobs[variant]());
+	}
+	progress(`polling: ${size.toLocaleString('en')} changes drained in ${first.polls} polls, at most ${first.largestPoll} items each`);
+	result.backlogs.push(backlog);
+}
+
+// The idle poll at the steady state: ten minutes after the backlog one more change moves the position past it; from
+// then on a poll with nothing new is one request.
+const drained = (await drain(input.sizes[0])).staticData;
+await control('POST', '/clock/advance', { seconds: 600 });
+const { items: listed } = await control<{ items: Array<{ id: string; status: string }> }>('GET', '/bookings');
+await control('POST', `/bookings/${listed.find((booking) => booking.status === 'confirmed')!.id}/notes`, { notes: 'bench' });
+const steady = await runPoll(drained, credential);
+if (steady.items.length !== 1) throw new Error(`the poll after one change emitted ${steady.items.length} items`);
+for (let index = 0; index < input.runs; index++) {
+	result.idle.poll.push(await measureRun(async () => (await runPoll(steady.staticData, credential)).items.length, checked(0)));
 }
 await writeWorkerResult(result);
