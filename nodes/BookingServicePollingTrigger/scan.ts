@@ -116,7 +116,9 @@ export async function scanChanges<B extends ListedBooking>(
 			const floorMs = time(scan.floor);
 			const topMs = time(scan.top);
 			let belowFloor = false;
-			let onlyReported = page.items.length > 0;
+			// Only once a chunk was reported: before that, a page of known bookings (the overlap) may still be followed
+			// by a change committed late.
+			let onlyReported = page.items.length > 0 && !Number.isNaN(floorMs);
 			for (const booking of page.items) {
 				const updatedMs = time(booking.updatedAt);
 				if (updatedMs < floorMs) belowFloor = true;
