@@ -80,7 +80,7 @@ export class BookingServicePollingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Checks the service for changed bookings at the times set below: works on any n8n, no public URL needed, and events arrive up to one interval late. With a public https URL, the Booking Service Trigger delivers them at once instead. A "Read only" key is enough.',
+					'Checks the service for changed bookings at the Poll Times above: works on any n8n, no public URL needed, and events arrive up to one interval late. With a public https URL, the Booking Service Trigger delivers them at once instead. A "Read only" key is enough.',
 				name: 'pollingNotice',
 				type: 'notice',
 				default: '',
