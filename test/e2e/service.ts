@@ -2,12 +2,21 @@
 // n8n: the e2e tests use it to set up and to read back the state n8n's runs are compared with.
 import type { Simulator } from '../simulator/index.ts';
 
-/** Sends `body` (if any) as JSON with the read-write key; throws on any non-2xx answer, else returns the JSON. */
-export async function service<T>(simulator: Simulator, method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * Sends `body` (if any) as JSON with the read-write key (or `apiKey`, e.g. one made after a rotation); throws on any
+ * non-2xx answer, else returns the JSON.
+ */
+export async function service<T>(
+	simulator: Simulator,
+	method: string,
+	path: string,
+	body?: unknown,
+	apiKey = simulator.apiKeys.readWrite,
+): Promise<T> {
 	const response = await fetch(`${simulator.baseUrl}${path}`, {
 		method,
 		headers: {
-			authorization: `Bearer ${simulator.apiKeys.readWrite}`,
+			authorization: `Bearer ${apiKey}`,
 			...(body === undefined ? {} : { 'content-type': 'application/json' }),
 		},
 		body: body === undefined ? undefined : JSON.stringify(body),

@@ -1,0 +1,158 @@
+// Rotating the API key of an active workflow in a real n8n, with its own n8n process so it can be restarted: the
+// credential is edited in place to a new key of the same account and the old key is revoked at the simulator. Every
+// event the service sends runs exactly once and no delivery is refused — before n8n's next start (the process never
+// opened the old secret, so deliveries are checked against the service), and across a restart: an event made before
+// it but delivered after it runs once, and so does one made after it. (n8n 1.x re-activates at start, so the node
+// subscribes anew and the old subscription drains; n8n 2.41 does not call the node at start.)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { N8N_HARNESS, N8N_VERSION, REPO_ROOT } from '../n8n/install.ts';
+import { startN8n, type N8nInstance } from '../n8n/instance.ts';
+import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
+import { CREDENTIAL_TYPE, TRIGGER_NODE } from './n8n.ts';
+import { service } from './service.ts';
+
+const TRIGGER = 'Booking Service Trigger';
+const EXECUTIONS_LIMIT_MS = 30_000;
+
+let simulator: Simulator;
+let userFolder: string;
+let n8n: N8nInstance;
+let credential: { id: string; name: string };
+let workflowId: string;
+let starts = 0;
+
+/** Each start's log is kept (git-ignored) for reading after a failure: .cache/e2e/rotation-<version>-<n>.log. */
+async function start(): Promise<N8nInstance> {
+	starts += 1;
+	const logFile = join(REPO_ROOT, '.cache', 'e2e', `rotation-${N8N_VERSION}-${starts}.log`);
+	// The same port after a restart: the subscriptions' URLs name it.
+	const preferredPort = n8n === undefined ? undefined : Number(new URL(n8n.baseUrl).port);
+	return await startN8n({ packageDir: REPO_ROOT, userFolder, logFile, preferredPort });
+}
+
+beforeAll(async () => {
+	simulator = await startSimulator({ allowInsecureWebhookTargets: true });
+	userFolder = mkdtempSync(join(tmpdir(), 'n8n-rotation-'));
+	n8n = await start();
+	credential = await n8n.createCredential({
+		name: 'Booking Service (rotation test)',
+		type: CREDENTIAL_TYPE,
+		data: { apiKey: simulator.apiKeys.readWrite, baseUrl: simulator.baseUrl },
+	});
+	const { id } = await n8n.createWorkflow({
+		name: 'rotation e2e',
+		nodes: [
+			{
+				name: TRIGGER,
+				type: TRIGGER_NODE,
+				typeVersion: 1,
+				webhookId: randomUUID(),
+				position: [0, 0],
+				parameters: { events: ['*'], options: {} },
+				credentials: { [CREDENTIAL_TYPE]: credential },
+			},
+			{ name: 'No Operation', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} },
+		],
+		connections: { [TRIGGER]: { main: [[{ node: 'No Operation', type: 'main', index: 0 }]] } },
+	});
+	workflowId = id;
+	await n8n.activate(workflowId);
+}, 180_000);
+
+afterAll(async () => {
+	await n8n?.deactivate(workflowId).catch(() => undefined);
+	await n8n?.stop();
+	await simulator?.close();
+	if (userFolder) rmSync(userFolder, { recursive: true, force: true });
+});
+
+async function book(apiKey: string): Promise<string> {
+	const eventTypeId = simulator.control.eventType('intro-call').id;
+	const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+	const { slots } = await service<{ slots: string[] }>(
+		simulator,
+		'GET',
+		`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(20)}&timezone=UTC`,
+		undefined,
+		apiKey,
+	);
+	const booking = await service<Booking>(
+		simulator,
+		'POST',
+		'/bookings',
+		{ eventTypeId, start: slots[0], booker: { name: 'Rotation Test', email: `rotation.${Date.now()}@example.com`, timezone: 'UTC' } },
+		apiKey,
+	);
+	return booking.id;
+}
+
+/** How many finished executions carried each booking, once `count` executions have finished. */
+async function runsPerBooking(count: number): Promise<Record<string, number>> {
+	const executions = await n8n.waitForExecutions(workflowId, count, EXECUTIONS_LIMIT_MS);
+	await sleep(1_000); // anything beyond `count` would have been recorded by now: the trigger answers on receipt
+	const runs: Record<string, number> = {};
+	for (const execution of await n8n.listExecutions(workflowId)) {
+		const item = execution.data?.resultData.runData[TRIGGER]?.[0]?.data?.main[0]?.[0]?.json;
+		const id = (item?.booking as Booking | undefined)?.id ?? 'none';
+		runs[id] = (runs[id] ?? 0) + 1;
+	}
+	expect(executions.length).toBeGreaterThanOrEqual(count);
+	return runs;
+}
+
+describe('an API key rotated on an active workflow (real n8n)', () => {
+	it('loses no event and refuses nothing, before and across the next start of n8n', async () => {
+		const [old] = simulator.control.webhooks();
+		const oldKey = simulator.apiKeys.readWrite;
+		const { key: newKey } = simulator.control.createKey('readWrite');
+		await n8n.rest('PATCH', `/credentials/${credential.id}`, {
+			name: credential.name,
+			type: CREDENTIAL_TYPE,
+			data: { apiKey: newKey, baseUrl: simulator.baseUrl },
+		});
+		simulator.control.revokeKey(oldKey);
+
+		// Before the next start: this n8n process never opened the old secret.
+		const first = await book(newKey);
+		const second = await book(newKey);
+		await simulator.control.drainDeliveries();
+		expect(await runsPerBooking(2)).toEqual({ [first]: 1, [second]: 1 });
+		expect(simulator.control.deliveries().map((entry) => entry.status)).toEqual([200, 200]);
+
+		// Held back by the simulator: made before the restart, delivered (by the old subscription only) after it.
+		simulator.control.setDeliveryMode({ shuffle: true });
+		const madeBefore = await book(newKey);
+		await n8n.stop();
+		n8n = await start();
+		// n8n 1.x activates every active workflow again at start (checkExists: the old secret does not open with the
+		// new key, so the node subscribes anew and drains the old subscription). n8n 2.41 keeps its registered webhooks
+		// across a restart without calling the node, so the old subscription stays in use, checked against the service.
+		const subscriptionsAfterStart = N8N_HARNESS.publishApi ? 1 : 2;
+		for (let attempt = 0; attempt < 150 && simulator.control.webhooks().length < subscriptionsAfterStart; attempt++) {
+			await sleep(200);
+		}
+		const subscriptions = simulator.control.webhooks();
+		expect(subscriptions.map((subscription) => subscription.id)).toContain(old.id); // never deleted meanwhile
+		expect(subscriptions).toHaveLength(subscriptionsAfterStart);
+		for (let attempt = 0; attempt < 50; attempt++) {
+			// n8n serves the webhook a moment after it reports ready.
+			const probe = await fetch(old.url, { method: 'POST', body: '{}' });
+			if (probe.status !== 404) break;
+			await sleep(200);
+		}
+
+		const madeAfter = await book(newKey); // delivered by every subscription
+		simulator.control.setDeliveryMode({ shuffle: false });
+		await simulator.control.drainDeliveries();
+
+		expect(await runsPerBooking(4)).toEqual({ [first]: 1, [second]: 1, [madeBefore]: 1, [madeAfter]: 1 });
+		const statuses = simulator.control.deliveries().map((entry) => entry.status);
+		expect(statuses).toEqual(Array(3 + subscriptionsAfterStart).fill(200));
+		expect(simulator.control.deliveries().filter((entry) => entry.subscriptionId === old.id)).toHaveLength(4);
+	}, 240_000);
+});
