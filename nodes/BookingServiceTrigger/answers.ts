@@ -17,15 +17,15 @@ import { normaliseEventSelection } from './subscription';
 const TRIGGERS_DEDUPED_IN_MEMORY = 200;
 
 /**
- * Event ids (and booking states, see bookingStateKey) seen by this n8n process, per workflow, node and URL kind
- * (production or test): what drops a delivery the service sends again, also when it arrives through the subscription
+ * Event ids (and booking states, see bookingStateKey) seen by this n8n process, per instance, workflow, node and URL
+ * kind (production or test): what drops a delivery the service sends again, also when it arrives through the subscription
  * a key rotation replaced. Per process and lost on a restart (see runEvent for why not in static data). Bounded:
  * 1,000 entries for a day per trigger, for the 200 triggers used last.
  */
 export const seenInThisProcess = new InMemorySeenEvents(TRIGGERS_DEDUPED_IN_MEMORY);
 
 export function dedupeScope(context: IWebhookFunctions): string {
-	return `${context.getWorkflow().id}/${context.getNode().id}/${context.getMode()}`;
+	return JSON.stringify([context.getInstanceId(), context.getWorkflow().id, context.getNode().id, context.getMode()]);
 }
 
 /** One booking state: an event reports exactly one, so two requests reporting the same one report the same event. */

@@ -53,6 +53,13 @@ export interface TriggerHarnessOptions {
 	 * export/import and public API do. The copy gets its own workflow id; `webhookId` as the copy has it.
 	 */
 	copyOf?: { savedStaticData: string; webhookId?: string };
+	/** The workflow id; default a new one. The same workflow imported into another n8n instance keeps its id. */
+	workflowId?: string;
+	/**
+	 * The n8n instance id the node sees (`getInstanceId()`); default n8n-core's own. Two harnesses with different ids
+	 * play two n8n instances, each with its own webhook URL (its own port).
+	 */
+	instanceId?: string;
 }
 
 export interface RecordedExecution {
@@ -113,8 +120,9 @@ export class TriggerHarness {
 	};
 	/** Credential reads by the node, across credential changes. */
 	#decryptionsBefore = 0;
-	/** Unique per harness, as workflow ids are per n8n instance: state in the node's process memory never carries over. */
-	readonly workflowId = `wf-${randomUUID()}`;
+	/** Unique per harness unless given, as workflow ids are per n8n instance. */
+	readonly workflowId: string;
+	readonly #instanceId: string | undefined;
 	/** Production static data as the database holds it: JSON text. */
 	#storedStaticData = '{}';
 	/** The test registration's copy of static data, while listening for a test event. */
@@ -130,6 +138,8 @@ export class TriggerHarness {
 		});
 		this.#parameters = options.parameters;
 		this.#workflowName = options.workflowName ?? 'Booking follow-ups';
+		this.workflowId = options.workflowId ?? `wf-${randomUUID()}`;
+		this.#instanceId = options.instanceId;
 		if (options.copyOf) {
 			this.#storedStaticData = options.copyOf.savedStaticData;
 			this.#node = { ...this.#node, webhookId: options.copyOf.webhookId ?? this.#node.webhookId };
@@ -317,14 +327,21 @@ export class TriggerHarness {
 			activation,
 			webhookData,
 		);
-		this.#captureLogs(context);
+		this.#instrument(context);
 		const hook = this.#nodeType.webhookMethods?.default?.[method];
 		if (hook === undefined) throw new Error(`the trigger has no ${method}`);
 		return (await hook.call(context)) as boolean | undefined;
 	}
 
-	/** n8n-core hands every context the process-wide logger; recording what the node logs lets tests inspect it. */
-	#captureLogs(context: { logger: unknown }): void {
+	/**
+	 * n8n-core hands every context the process-wide logger; recording what the node logs lets tests inspect it. The
+	 * instance id, when given, replaces n8n-core's (one per process) so that two harnesses can be two instances.
+	 */
+	#instrument(context: { logger: unknown }): void {
+		if (this.#instanceId !== undefined) {
+			const instanceId = this.#instanceId;
+			Object.defineProperty(context, 'getInstanceId', { value: () => instanceId });
+		}
 		const record = (level: string) => (message: string) => {
 			this.logs.push({ level, message });
 		};
@@ -370,7 +387,7 @@ export class TriggerHarness {
 			[],
 			null,
 		);
-		this.#captureLogs(context);
+		this.#instrument(context);
 
 		let result;
 		try {

@@ -1,0 +1,100 @@
+// The same workflow on two n8n instances (an export imported elsewhere keeps workflow and node ids; the credential is
+// shared), through n8n-core's hook and webhook contexts: the second instance never deletes the first one's live
+// subscription, and one instance whose webhook URL changed (WEBHOOK_URL) replaces its own. Each harness has its own
+// port, so its own webhook URL; its instance id plays n8n's.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TriggerHarness, TriggerHarnessOptions } from '../harness/trigger.ts';
+import { startTriggerHarness } from '../harness/trigger.ts';
+import { useTestSimulator } from '../harness/fixtures.ts';
+import { bookIntroCalls } from './support.ts';
+
+const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
+const harnesses: TriggerHarness[] = [];
+
+afterEach(async () => {
+	for (const harness of harnesses.splice(0)) await harness.close();
+});
+
+async function instance(options: Partial<TriggerHarnessOptions>): Promise<TriggerHarness> {
+	const harness = await startTriggerHarness({
+		baseUrl: sim.baseUrl,
+		apiKey: sim.apiKeys.readWrite,
+		parameters: { events: ['*'], options: {} },
+		...options,
+	});
+	harnesses.push(harness);
+	return harness;
+}
+
+/** The second instance: the first one's workflow as exported (ids and static data), its own URL and instance id. */
+async function importedInto(instanceId: string, original: TriggerHarness): Promise<TriggerHarness> {
+	return await instance({
+		instanceId,
+		workflowId: original.workflowId,
+		copyOf: { savedStaticData: original.savedStaticData },
+	});
+}
+
+function deletes(): string[] {
+	return sim.control
+		.requests()
+		.filter((request) => request.method === 'DELETE' && request.route === '/webhooks/{id}')
+		.map((request) => request.path.split('/').pop()!);
+}
+
+describe('the same workflow on two n8n instances', () => {
+	it('the second instance never deletes the first one’s live subscription; both receive every event once', async () => {
+		const first = await instance({ instanceId: 'instance-a' });
+		await first.activate();
+		const [original] = sim.control.webhooks();
+		const second = await importedInto('instance-b', first);
+
+		expect(await second.activate()).toEqual({ created: true });
+
+		expect(deletes()).toEqual([]);
+		expect(sim.control.webhooks().map((subscription) => subscription.url).sort()).toEqual(
+			[first.productionUrl, second.productionUrl].sort(),
+		);
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).toContain(original.id);
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		expect(first.executions).toHaveLength(1);
+		expect(second.executions).toHaveLength(1);
+		// Deactivating the second deletes only its own.
+		await second.deactivate();
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([original.id]);
+	});
+
+	it('one instance whose webhook URL changed replaces its own subscription', async () => {
+		const before = await instance({ instanceId: 'instance-a' });
+		await before.activate();
+		const [old] = sim.control.webhooks();
+		await before.close();
+		// The same instance started again under another WEBHOOK_URL (its own static data, a new port).
+		const after = await importedInto('instance-a', before);
+
+		expect(await after.activate('init')).toEqual({ created: true });
+
+		expect(deletes()).toEqual([old.id]);
+		expect(sim.control.webhooks().map((subscription) => subscription.url)).toEqual([after.productionUrl]);
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		expect(after.executions).toHaveLength(1);
+	});
+
+	it('a record from before instance ids, for another URL, is left alone and named in the log', async () => {
+		const first = await instance({ instanceId: 'instance-a' });
+		await first.activate();
+		const [original] = sim.control.webhooks();
+		first.editNodeStaticData((nodeData) => {
+			delete (nodeData.subscription as Record<string, unknown>).instanceId;
+		});
+		const second = await importedInto('instance-b', first);
+
+		await second.activate();
+
+		expect(deletes()).toEqual([]);
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).toContain(original.id);
+		expect(second.logs.some((line) => line.level === 'warn' && line.message.includes(original.id))).toBe(true);
+	});
+});
