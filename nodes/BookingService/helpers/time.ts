@@ -3,114 +3,17 @@
  * IANA zone. All instants are epoch milliseconds; all wall-clock values are read or written in a named IANA zone.
  */
 
-import { setAsNewest } from '../../shared/setAsNewest';
+import { localTimeText, offsetText } from './instantText';
+import { isSpannedInstant, offsetMsAt, wallClockAsUtc, wallClockAt } from './zoneOffsets';
+import type { WallClock } from './zoneOffsets';
+
+export { parseUtc } from './instantText';
+export { canonicalTimeZone, timeZoneCacheSizes } from './zoneOffsets';
 
 const DAY_MS = 86_400_000;
 
 const ISO_WITH_OPTIONAL_TIME =
 	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
-
-/**
- * Both caches are bounded. Intl accepts a zone name in any letter case ("europe/BERLIN"), so a public form can send
- * unboundedly many spellings of the ~600 zones: spellings map to the canonical name (a short string each, at most
- * MAX_SPELLINGS of them), and formatters — large objects — are kept per canonical name only.
- */
-const MAX_SPELLINGS = 2_000;
-const MAX_FORMATTERS = 1_000;
-const canonicalBySpelling = new Map<string, string | null>();
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function newFormatter(timeZone: string): Intl.DateTimeFormat {
-	return new Intl.DateTimeFormat('en-US', {
-		timeZone,
-		hourCycle: 'h23',
-		year: 'numeric',
-		month: '2-digit',
-		day: '2-digit',
-		hour: '2-digit',
-		minute: '2-digit',
-		second: '2-digit',
-	});
-}
-
-/**
- * The IANA name as Intl spells it ("europe/berlin" → "Europe/Berlin", "utc" → "UTC"), or undefined when the text is
- * not a zone name. Offsets such as "+09:00", which Intl also accepts, are not IANA names and the service refuses them.
- */
-export function canonicalTimeZone(text: string): string | undefined {
-	const known = canonicalBySpelling.get(text);
-	if (known !== undefined) return known ?? undefined;
-	let canonical: string | null = null;
-	if (/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(text)) {
-		try {
-			canonical = newFormatter(text).resolvedOptions().timeZone;
-		} catch {
-			canonical = null;
-		}
-	}
-	setAsNewest(canonicalBySpelling, text, canonical, MAX_SPELLINGS);
-	return canonical ?? undefined;
-}
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-	const canonical = canonicalTimeZone(timeZone);
-	if (canonical === undefined) throw new RangeError(`Invalid time zone: ${timeZone}`);
-	let formatter = formatters.get(canonical);
-	if (formatter === undefined) {
-		formatter = newFormatter(canonical);
-		setAsNewest(formatters, canonical, formatter, MAX_FORMATTERS);
-	}
-	return formatter;
-}
-
-/** How many entries the caches hold now; for the test that proves they stay bounded. */
-export function timeZoneCacheSizes(): { spellings: number; formatters: number } {
-	return { spellings: canonicalBySpelling.size, formatters: formatters.size };
-}
-
-interface WallClock {
-	year: number;
-	month: number;
-	day: number;
-	hour: number;
-	minute: number;
-	second: number;
-	millisecond: number;
-}
-
-function wallClockAt(instantMs: number, timeZone: string): WallClock {
-	const parts: Record<string, number> = {};
-	for (const part of formatterFor(timeZone).formatToParts(new Date(instantMs))) {
-		if (part.type !== 'literal') parts[part.type] = Number(part.value);
-	}
-	return {
-		year: parts.year,
-		month: parts.month,
-		day: parts.day,
-		hour: parts.hour,
-		minute: parts.minute,
-		second: parts.second,
-		millisecond: ((instantMs % 1000) + 1000) % 1000,
-	};
-}
-
-/** The instant at which UTC's clock shows this wall-clock time; the zone's offset is the difference from it. */
-function wallClockAsUtc(wall: WallClock): number {
-	return Date.UTC(
-		wall.year,
-		wall.month - 1,
-		wall.day,
-		wall.hour,
-		wall.minute,
-		wall.second,
-		wall.millisecond,
-	);
-}
-
-/** The zone's offset from UTC at that instant, in milliseconds (east positive). */
-function offsetMsAt(instantMs: number, timeZone: string): number {
-	return wallClockAsUtc(wallClockAt(instantMs, timeZone)) - instantMs;
-}
 
 /** Every zone's offset lies within UTC-12 and UTC+14, so a wall-clock time's instant is within these of it. */
 const EARLIEST_OFFSET_MS = -12 * 3_600_000;
@@ -149,11 +52,11 @@ export function formatUtc(instantMs: number): string {
 
 /** `2026-03-02T10:00:00+01:00`: the instant as a wall-clock time in the zone, with its offset. */
 export function formatInZone(instantMs: number, timeZone: string): string {
+	const offsetMs = offsetMsAt(instantMs, timeZone);
+	// Where spans answer, the year has four digits and the wall clock is UTC's clock moved by the offset.
+	if (isSpannedInstant(instantMs)) return localTimeText(instantMs + offsetMs, offsetMs);
 	const wall = wallClockAt(instantMs, timeZone);
-	const offsetMinutes = Math.round(offsetMsAt(instantMs, timeZone) / 60_000);
-	const sign = offsetMinutes < 0 ? '-' : '+';
-	const offset = `${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
-	return `${wall.year}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${offset}`;
+	return `${wall.year}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${offsetText(offsetMs)}`;
 }
 
 /**
