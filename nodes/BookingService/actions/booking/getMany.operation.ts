@@ -5,7 +5,7 @@ import type { Booking } from '../../../shared/booking';
 import { eventTypeLocator, nameLanguageOption } from '../../../shared/descriptions';
 import { iterateListItems, listAllPages } from '../../../shared/paging';
 import type { ListAllPagesOptions } from '../../../shared/paging';
-import { presentBooking } from '../../helpers/bookingOutput';
+import { presentListedBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
 import { mergeSorted } from '../../helpers/mergeSorted';
 import { ItemParameters } from '../../helpers/validation';
@@ -222,5 +222,5 @@ export async function execute(
 			: withoutRepeatedIds(
 					(await listAllPages.call(this, listing(input.statuses[0]))) as Booking[],
 				);
-	return bookings.map((booking) => presentBooking(booking, input.output));
+	return bookings.map((booking) => presentListedBooking(booking, input.output));
 }
