@@ -28,30 +28,27 @@ export async function listBookings(context: IPollFunctions, qs: IDataObject, lim
 	return (await listAllPages.call(context, { path: '/bookings', qs, limit, scope: 'bookings:read' })) as Booking[];
 }
 
-/** The state of a trigger with no position yet: from now, or from Options → Start From (a first sync). */
+const newestChange = async (context: IPollFunctions) => (await listBookings(context, { sort: '-updatedAt' }, 1))[0];
+
+/**
+ * The state of a trigger with no position yet: from now, or from Options → Start From (a first sync). Upcoming and
+ * in-flight bookings are read *before* the position is taken, so the state remembered of each is one it had before
+ * the trigger started: a change made while activation runs is after the position, and is reported — a reschedule with
+ * its previous times, a payment as created.
+ */
 export async function startingState(context: IPollFunctions, startFrom: unknown): Promise<PollState> {
-	let state: PollState;
-	let recentlyChanged: Booking[] = [];
+	let startFromIso: string | undefined;
 	if (startFrom !== undefined) {
 		const instant = parseDateTime(startFrom, context.getTimezone());
 		if (instant === undefined) {
 			throw new NodeOperationError(context.getNode(), 'Start From must be a date and time such as 2026-03-01 00:00');
 		}
-		const iso = new Date(instant).toISOString();
-		state = emptyState(iso, iso);
-	} else {
-		const [newest] = await listBookings(context, { sort: '-updatedAt' }, 1);
-		// An account without bookings: everything that appears from now on is new.
-		if (newest === undefined) {
-			state = emptyState(null, new Date(0).toISOString());
-		} else {
-			state = emptyState(newest.updatedAt, newest.updatedAt);
-			const overlapStart = new Date(time(newest.updatedAt) - OVERLAP_MS).toISOString();
-			recentlyChanged = await listBookings(context, { sort: '-updatedAt', updatedSince: overlapStart }, MAX_IN_OVERLAP);
-		}
+		startFromIso = new Date(instant).toISOString();
 	}
 
-	const serviceNowMs = Math.min(Date.now(), time(state.cursor) || Date.now());
+	// Upcoming by the service's clock where it shows (its newest change), else n8n's.
+	const newestBefore = startFromIso === undefined ? await newestChange(context) : undefined;
+	const serviceNowMs = Math.min(Date.now(), time(newestBefore?.updatedAt) || Date.now());
 	const upcoming = await listBookings(
 		context,
 		{ sort: 'start', startFrom: new Date(serviceNowMs - CLOCK_MARGIN_MS).toISOString() },
@@ -61,12 +58,32 @@ export async function startingState(context: IPollFunctions, startFrom: unknown)
 		await Promise.all(IN_FLIGHT_STATUSES.map(async (status) => await listBookings(context, { status }, MAX_IN_FLIGHT)))
 	).flat();
 
-	// Known from the start: only what was last changed before the trigger's starting point. A booking changed while
-	// these lists were read (or, for a first sync, since Start From) is a change the first poll must report.
-	const startMs = startFrom === undefined ? time(state.cursor) : time(state.since) - 1;
-	const known: KnownBookings = {};
-	for (const booking of [...upcoming, ...inFlight, ...recentlyChanged.reverse()]) {
-		if (time(booking.updatedAt) <= startMs) remember(known, booking);
+	let state: PollState;
+	let recentlyChanged: Booking[] = [];
+	if (startFromIso !== undefined) {
+		state = emptyState(startFromIso, startFromIso);
+	} else {
+		const newest = await newestChange(context);
+		if (newest === undefined) {
+			// An account without bookings: everything that appears from now on is new.
+			state = emptyState(null, new Date(0).toISOString());
+		} else {
+			state = emptyState(newest.updatedAt, newest.updatedAt);
+			const overlapStart = new Date(time(newest.updatedAt) - OVERLAP_MS).toISOString();
+			recentlyChanged = await listBookings(context, { sort: '-updatedAt', updatedSince: overlapStart }, MAX_IN_OVERLAP);
+		}
 	}
-	return { ...state, known: trimKnown(known, time(state.cursor)) };
+
+	// The window before the position: only what was last changed at or before it (a later change is reported). A
+	// first sync knows only what was last changed before Start From: everything since is its backlog.
+	const sinceMs = time(state.since);
+	const cursorMs = time(state.cursor);
+	const known: KnownBookings = {};
+	for (const booking of [...upcoming, ...inFlight]) {
+		if (startFromIso === undefined || time(booking.updatedAt) < sinceMs) remember(known, booking);
+	}
+	for (const booking of recentlyChanged.reverse()) {
+		if (time(booking.updatedAt) <= cursorMs) remember(known, booking);
+	}
+	return { ...state, known: trimKnown(known, cursorMs) };
 }

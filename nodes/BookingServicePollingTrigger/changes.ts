@@ -13,7 +13,7 @@
 import { createHash } from 'crypto';
 
 import type { BookingState, KnownBookings, ListedBooking } from './known';
-import { decodeState, formatLike, isSameState, remember, time, trimKnown, OVERLAP_MS } from './known';
+import { decodeState, formatLike, isSameState, remember, time, trimKnownTracking, OVERLAP_MS } from './known';
 import type { Scan } from './scan';
 
 export type { ListedBooking };
@@ -33,6 +33,8 @@ export interface PollState {
 	/** Bookings created at or after this instant (ISO, the service's time) are new to this trigger. */
 	since: string | null;
 	known: KnownBookings;
+	/** The newest creation time among bookings no longer remembered (ISO); null while none was let go. */
+	forgotten?: string | null;
 	/** A scan of a backlog too large for one poll, continued by the next polls. */
 	scan?: Scan;
 }
@@ -64,20 +66,22 @@ const BY_STATUS: Record<string, PolledEvent> = {
 
 /**
  * Which event a change is. With a remembered state: a new status says it (confirmed for the first time = created),
- * else new times = rescheduled, else updated. Without one (never seen, or forgotten): a confirmed booking created
- * since this trigger started is created (it was held or awaiting payment until now, which the listing leaves out);
- * cancelled, no-show and completed say themselves; any other change cannot be told (an earlier time is unknown) and
- * is updated.
+ * else new times = rescheduled, else updated. Without one: cancelled, no-show and completed say themselves; a
+ * confirmed booking created since this trigger started is created — it was held or awaiting payment until now, which
+ * the listing leaves out — unless it may have been seen and forgotten since (created no later than the newest booking
+ * let go); any other change cannot be told (an earlier time is unknown) and is updated.
  */
 export function classify(
 	previous: BookingState | undefined,
 	booking: ListedBooking,
 	sinceMs: number,
+	forgottenMs: number,
 ): { type: PolledEvent; previous?: { start: string; end: string } } {
 	if (previous === undefined) {
 		if (BY_STATUS[booking.status]) return { type: BY_STATUS[booking.status] };
-		const createdSince = !Number.isNaN(sinceMs) && time(booking.createdAt) >= sinceMs;
-		return { type: booking.status === 'confirmed' && createdSince ? 'booking.created' : 'booking.updated' };
+		const createdMs = time(booking.createdAt);
+		const firstSeen = !Number.isNaN(sinceMs) && createdMs >= sinceMs && !(createdMs <= forgottenMs);
+		return { type: booking.status === 'confirmed' && firstSeen ? 'booking.created' : 'booking.updated' };
 	}
 	if (previous.status !== booking.status) {
 		if (BY_STATUS[booking.status]) return { type: BY_STATUS[booking.status] };
@@ -95,13 +99,17 @@ export function classify(
 	return { type: 'booking.updated' };
 }
 
-/** The event a booking's change is, given the last state seen of it (if any). */
+/**
+ * The event a booking's change is, given the last state seen of it (if any), when the trigger started, and the newest
+ * creation time among the bookings it let go.
+ */
 export function eventFor<B extends ListedBooking>(
 	booking: B,
 	previousState: BookingState | undefined,
 	sinceMs: number,
+	forgottenMs: number,
 ): BookingEvent<B> {
-	const { type, previous } = classify(previousState, booking, sinceMs);
+	const { type, previous } = classify(previousState, booking, sinceMs, forgottenMs);
 	return {
 		eventId: pollEventId(booking, type),
 		eventType: type,
@@ -132,6 +140,7 @@ export function detectChanges<B extends ListedBooking>(
 ): { events: Array<BookingEvent<B>>; state: PollState } {
 	const known = { ...state.known };
 	const sinceMs = time(state.since);
+	const forgottenMs = time(state.forgotten);
 	let cursorMs = time(state.cursor);
 	const ordered = [...new Map(bookings.map((booking) => [`${booking.id}@${booking.updatedAt}`, booking])).values()]
 		.filter((booking) => !Number.isNaN(time(booking.updatedAt)))
@@ -141,11 +150,24 @@ export function detectChanges<B extends ListedBooking>(
 	for (const booking of ordered) {
 		const previous = decodeState(known[booking.id]);
 		if (previous !== undefined && isSameState(previous, booking)) continue;
-		events.push(eventFor(booking, previous, sinceMs));
 		remember(known, booking);
+		// Never seen, and last changed before the trigger's start (a first sync's Start From, or just before
+		// activation): known from now on, but no change to report.
+		if (previous === undefined && time(booking.updatedAt) < sinceMs) continue;
+		events.push(eventFor(booking, previous, sinceMs, forgottenMs));
 		if (Number.isNaN(cursorMs) || time(booking.updatedAt) > cursorMs) cursorMs = time(booking.updatedAt);
 	}
 
 	const cursor = Number.isNaN(cursorMs) ? state.cursor : new Date(cursorMs).toISOString();
-	return { events, state: { ...state, cursor, known: trimKnown(known, cursorMs) } };
+	const trimmed = trimKnownTracking(known, cursorMs);
+	const newestForgotten = Math.max(Number.isNaN(forgottenMs) ? Number.NEGATIVE_INFINITY : forgottenMs, trimmed.newestForgottenMs);
+	return {
+		events,
+		state: {
+			...state,
+			cursor,
+			known: trimmed.known,
+			forgotten: Number.isFinite(newestForgotten) ? new Date(newestForgotten).toISOString() : (state.forgotten ?? null),
+		},
+	};
 }

@@ -22,6 +22,7 @@ export interface BookingState {
 	status: string;
 	startMs: number;
 	endMs: number;
+	createdMs: number;
 	/** As the service wrote it: compared as text, so a precision finer than milliseconds still tells changes apart. */
 	updatedAt: string;
 }
@@ -53,12 +54,18 @@ const IN_FLIGHT = new Set(['held', 'awaiting_payment']);
 export const time = (iso: string | null | undefined): number => (iso ? Date.parse(iso) : Number.NaN);
 
 export function stateOf(booking: ListedBooking): BookingState {
-	return { status: booking.status, startMs: time(booking.start), endMs: time(booking.end), updatedAt: booking.updatedAt };
+	return {
+		status: booking.status,
+		startMs: time(booking.start),
+		endMs: time(booking.end),
+		createdMs: time(booking.createdAt),
+		updatedAt: booking.updatedAt,
+	};
 }
 
 /**
- * `c|<start ms>|<duration ms>|<updatedAt>`, numbers in base 36, and updatedAt too when it is a plain ISO time in
- * milliseconds (`~` marks it; any other spelling is kept as written): about 56 characters with the id.
+ * `c|<start>|<duration>|<created>|<updatedAt>`, times in milliseconds and base 36, updatedAt too when it is a plain
+ * ISO time in milliseconds (`~` marks it; any other spelling is kept as written): about 65 characters with the id.
  */
 export function encodeState(state: BookingState): string {
 	const status = STATUS_CODES[state.status] ?? state.status;
@@ -67,18 +74,20 @@ export function encodeState(state: BookingState): string {
 		!Number.isNaN(updatedMs) && new Date(updatedMs).toISOString() === state.updatedAt
 			? `~${updatedMs.toString(36)}`
 			: state.updatedAt;
-	return `${status}|${state.startMs.toString(36)}|${(state.endMs - state.startMs).toString(36)}|${updated}`;
+	const created = Number.isNaN(state.createdMs) ? '' : state.createdMs.toString(36);
+	return `${status}|${state.startMs.toString(36)}|${(state.endMs - state.startMs).toString(36)}|${created}|${updated}`;
 }
 
 export function decodeState(text: unknown): BookingState | undefined {
 	if (typeof text !== 'string') return undefined;
-	const [status, start, duration, ...rest] = text.split('|');
+	const [status, start, duration, created, ...rest] = text.split('|');
 	const startMs = parseInt(start, 36);
 	const durationMs = parseInt(duration, 36);
 	const written = rest.join('|');
 	const updatedAt = written.startsWith('~') ? new Date(parseInt(written.slice(1), 36)).toISOString() : written;
 	if (!status || Number.isNaN(startMs) || Number.isNaN(durationMs) || written === '') return undefined;
-	return { status: STATUS_NAMES[status] ?? status, startMs, endMs: startMs + durationMs, updatedAt };
+	const createdMs = created ? parseInt(created, 36) : Number.NaN;
+	return { status: STATUS_NAMES[status] ?? status, startMs, endMs: startMs + durationMs, createdMs, updatedAt };
 }
 
 /** Whether the booking shows exactly the state remembered: then it is no new change, whatever its timestamp. */
@@ -93,13 +102,18 @@ export function isSameState(known: BookingState, booking: ListedBooking): boolea
 
 /**
  * Keeps what later changes may need, each kind up to its bound, newest change first: in flight, upcoming (starting
- * after `nowMs`, the service's latest timestamp seen), changed inside the overlap, and MAX_RECENT others.
+ * after `nowMs`, the service's latest timestamp seen), changed inside the overlap, and MAX_RECENT others. Also says
+ * the newest creation time among the bookings it let go: a booking created later was never forgotten.
  */
-export function trimKnown(known: KnownBookings, cursorMs: number): KnownBookings {
+export function trimKnownTracking(
+	known: KnownBookings,
+	cursorMs: number,
+): { known: KnownBookings; newestForgottenMs: number } {
 	const nowMs = Number.isNaN(cursorMs) ? Number.NEGATIVE_INFINITY : cursorMs;
 	const overlapStart = nowMs - OVERLAP_MS;
 	const counts = { inFlight: 0, upcoming: 0, overlap: 0, recent: 0 };
 	const kept: Array<[string, string]> = [];
+	let newestForgottenMs = Number.NEGATIVE_INFINITY;
 	const entries = Object.entries(known);
 	for (let index = entries.length - 1; index >= 0; index--) {
 		const state = decodeState(entries[index][1]);
@@ -110,8 +124,13 @@ export function trimKnown(known: KnownBookings, cursorMs: number): KnownBookings
 			(!(time(state.updatedAt) < overlapStart) && counts.overlap++ < MAX_IN_OVERLAP) ||
 			counts.recent++ < MAX_RECENT;
 		if (keep) kept.push(entries[index]);
+		else newestForgottenMs = Math.max(newestForgottenMs, Number.isNaN(state.createdMs) ? nowMs : state.createdMs);
 	}
-	return Object.fromEntries(kept.reverse());
+	return { known: Object.fromEntries(kept.reverse()), newestForgottenMs };
+}
+
+export function trimKnown(known: KnownBookings, cursorMs: number): KnownBookings {
+	return trimKnownTracking(known, cursorMs).known;
 }
 
 /** Remembers a booking's state as its latest change (moved to the end of the record's order). */

@@ -21,17 +21,20 @@ interface Owner {
 /** 2: one encoded state per booking and a resumable scan (format 1 was never published). */
 const FORMAT = 2;
 
-const isTime = (value: unknown): value is string | null => value === null || typeof value === 'string';
+/** A time as the service writes them, or null; anything else in stored state means the state is not ours. */
+const isTime = (value: unknown): value is string | null =>
+	value === null || (typeof value === 'string' && !Number.isNaN(Date.parse(value)));
 
 export function readPollState(nodeData: IDataObject, owner: Owner): PollState | undefined {
 	const stored = nodeData.poll as Record<string, unknown> | undefined;
 	if (typeof stored !== 'object' || stored === null || stored.format !== FORMAT) return undefined;
 	if (stored.workflowId !== owner.workflowId || stored.nodeId !== owner.nodeId) return undefined;
-	const { cursor, since, known, scan } = stored;
-	if (!isTime(cursor) || !isTime(since)) return undefined;
+	const { cursor, since, known, scan, forgotten = null } = stored;
+	if (!isTime(cursor) || !isTime(since) || !isTime(forgotten)) return undefined;
 	const state: PollState = {
 		cursor,
 		since,
+		forgotten,
 		known: trimKnown(typeof known === 'object' && known !== null ? (known as PollState['known']) : {}, time(cursor)),
 	};
 	const validScan = readScan(scan);
@@ -53,6 +56,7 @@ function readScan(value: unknown): Scan | undefined {
 		typeof scan.discovering === 'boolean' &&
 		Array.isArray(scan.marks) &&
 		scan.marks.length > 0 &&
-		scan.marks.every((mark) => typeof mark === 'string');
-	return valid ? (scan as unknown as Scan) : undefined;
+		scan.marks.every((mark) => typeof mark === 'string') &&
+		(scan.edge === undefined || (Array.isArray(scan.edge) && scan.edge.every((id) => typeof id === 'string')));
+	return valid ? ({ ...scan, edge: scan.edge ?? [] } as unknown as Scan) : undefined;
 }

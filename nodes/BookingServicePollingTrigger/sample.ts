@@ -24,7 +24,7 @@ export async function sampleEvent(
 ): Promise<BookingEvent<Booking>> {
 	const recent = await listBookings(context, { sort: '-updatedAt' }, SAMPLE_BOOKINGS);
 	// Judged by what each booking shows: created if it never changed after it was made, else updated.
-	const told = recent.map((booking) => eventFor(booking, undefined, time(booking.updatedAt)));
+	const told = recent.map((booking) => eventFor(booking, undefined, time(booking.updatedAt), Number.NaN));
 	const reported = recentEventsOf(trigger) as Array<BookingEvent<Booking>>;
 	const newestFirst = [...reported, ...told].sort(
 		(a, b) => time(b.eventCreatedAt) - time(a.eventCreatedAt),

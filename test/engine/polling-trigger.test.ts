@@ -45,8 +45,9 @@ describe('Booking Service Polling Trigger', () => {
 		sim.control.clearRequests();
 
 		expect(await trigger.poll()).toEqual([]);
-		// Activation: the newest change, the changes in the overlap before it, upcoming bookings (+ one per in-flight status).
-		expect(requestsTo(sim, '/bookings').filter((request) => !request.query.status)).toHaveLength(3);
+		// Activation: the newest change (for the service's clock), upcoming bookings (+ one per in-flight status), the
+		// newest change again (the position), and the changes in the overlap before it.
+		expect(requestsTo(sim, '/bookings').filter((request) => !request.query.status)).toHaveLength(4);
 		sim.control.clearRequests();
 		expect(await trigger.poll()).toEqual([]);
 		expect(requestsTo(sim)).toHaveLength(1); // an idle poll: one request

@@ -77,9 +77,25 @@ describe('transitions', () => {
 			status: 'awaiting_payment',
 			startMs: Date.parse('2026-04-01T10:00:00.000Z'),
 			endMs: Date.parse('2026-04-01T10:30:00.000Z'),
+			createdMs: Date.parse(at(-500)),
 			updatedAt: at(-500),
 		});
 		expect(types(detectChanges(state, [booking(1, 10, { createdAt: at(-500) })]))).toEqual(['booking.created']);
+	});
+
+	it('created after the trigger started but possibly seen and forgotten since: updated, never a second created', () => {
+		const forgotten = { ...started(), forgotten: at(50) };
+		expect(types(detectChanges(forgotten, [booking(1, 60, { createdAt: at(40) })]))).toEqual(['booking.updated']);
+		expect(types(detectChanges(forgotten, [booking(2, 60, { createdAt: at(55) })]))).toEqual(['booking.created']);
+	});
+
+	it('the newest creation time among bookings let go is kept in the state', () => {
+		const many = Array.from({ length: MAX_RECENT + 10 }, (_, index) =>
+			booking(index + 1, index * 60, { start: '2026-01-01T10:00:00.000Z', end: '2026-01-01T10:30:00.000Z' }),
+		);
+		const { state } = detectChanges(started(), many);
+		// 2,010 past bookings: three inside the overlap and 2,000 others kept, so the seven oldest go.
+		expect(state.forgotten).toBe(at(6 * 60));
 	});
 
 	it('never seen, made before the trigger started: updated — never a reschedule with an invented previous time', () => {
@@ -191,7 +207,7 @@ describe('bounds', () => {
 		const cursor = at(1_000_000);
 		const known: Record<string, string> = {};
 		const put = (n: number, status: string, start: string) =>
-			(known[id(n)] = encodeState({ status, startMs: Date.parse(start), endMs: Date.parse(start) + 1_800_000, updatedAt: at(n) }));
+			(known[id(n)] = encodeState({ status, startMs: Date.parse(start), endMs: Date.parse(start) + 1_800_000, createdMs: 0, updatedAt: at(n) }));
 		put(1, 'awaiting_payment', '2026-01-01T10:00:00.000Z');
 		put(2, 'confirmed', '2027-01-01T10:00:00.000Z'); // upcoming
 		for (let n = 10; n < 10 + MAX_RECENT + 100; n++) put(n, 'completed', '2026-01-01T10:00:00.000Z');
@@ -205,25 +221,25 @@ describe('bounds', () => {
 		const known: Record<string, string> = {};
 		let n = 0;
 		const put = (status: string, start: string, second: number) =>
-			(known[id(++n)] = encodeState({ status, startMs: Date.parse(start), endMs: Date.parse(start) + 1_800_000, updatedAt: at(second) }));
+			(known[id(++n)] = encodeState({ status, startMs: Date.parse(start), endMs: Date.parse(start) + 1_800_000, createdMs: Date.parse(at(second)), updatedAt: at(second) }));
 		for (let i = 0; i < MAX_IN_FLIGHT + 10; i++) put('awaiting_payment', '2026-01-01T10:00:00.000Z', 0);
 		for (let i = 0; i < MAX_UPCOMING + 10; i++) put('confirmed', '2027-01-01T10:00:00.000Z', 0);
 		for (let i = 0; i < MAX_RECENT + 10; i++) put('completed', '2026-01-01T10:00:00.000Z', 0);
 		const trimmed = trimKnown(known, Date.parse(at(1_000)));
 		expect(Object.keys(trimmed)).toHaveLength(MAX_IN_FLIGHT + MAX_UPCOMING + MAX_RECENT);
 		const bytes = JSON.stringify(trimmed).length;
-		// Measured: 1.79 MB for 32,000 bookings (56 bytes each; 20,000 upcoming alone 1.12 MB). The overlap's 50,000
-		// come on top only during a burst of that many changes within two minutes.
-		expect(bytes).toBeLessThan(1_900_000);
+		// Measured: 2.08 MB for 32,000 bookings (65 bytes each; 20,000 upcoming alone about 1.3 MB). The overlap's
+		// 50,000 come on top only during a burst of that many changes within two minutes.
+		expect(bytes).toBeLessThan(2_100_000);
 		expect(MAX_IN_OVERLAP).toBe(50_000);
 	});
 
 	it('a state encodes and decodes exactly, whatever the status', () => {
-		const state = { status: 'some_future_status', startMs: Date.parse('2026-04-01T10:00:00.000Z'), endMs: Date.parse('2026-04-01T10:45:00.000Z'), updatedAt: '2026-03-02T09:00:00.123456Z' };
+		const state = { status: 'some_future_status', startMs: Date.parse('2026-04-01T10:00:00.000Z'), endMs: Date.parse('2026-04-01T10:45:00.000Z'), createdMs: Date.parse('2026-03-01T09:00:00.000Z'), updatedAt: '2026-03-02T09:00:00.123456Z' };
 		expect(decodeState(encodeState(state))).toEqual(state);
 		expect(decodeState(encodeState({ ...state, status: 'no_show' }))).toEqual({ ...state, status: 'no_show' });
 		const plain = { ...state, status: 'confirmed', updatedAt: '2026-03-02T09:00:00.123Z' };
-		expect(encodeState(plain).length).toBeLessThan(30);
+		expect(encodeState(plain).length).toBeLessThan(40);
 		expect(decodeState(encodeState(plain))).toEqual(plain);
 		expect(decodeState('garbage')).toBeUndefined();
 	});
