@@ -20,6 +20,9 @@ interface Scenario {
 
 let client: N8nClient;
 const scenarios: Scenario[] = [];
+let slow: Scenario;
+let frozen: Scenario;
+let limited: Scenario;
 
 async function scenario(name: string, options: Parameters<typeof startSimulator>[0] = {}): Promise<Scenario> {
 	const simulator = await startSimulator(options);
@@ -86,9 +89,14 @@ async function book(simulator: Simulator, index: number): Promise<Booking> {
 
 const countOf = (events: Array<Array<[string, string]>>) => events.flat().length;
 
-beforeAll(() => {
+// Created and activated one after the other: n8n 1.x on SQLite refuses concurrent workflow writes.
+beforeAll(async () => {
 	client = n8n();
-});
+	slow = await scenario('slow service');
+	frozen = await scenario('same millisecond');
+	limited = await scenario('rate budget', { rateLimit: { requests: 12, perSeconds: 3_600 } });
+	for (const { workflowId } of scenarios) await client.activate(workflowId);
+}, 2 * MINUTE);
 
 afterAll(async () => {
 	for (const { simulator, workflowId } of scenarios) {
@@ -99,8 +107,6 @@ afterAll(async () => {
 
 describe('Booking Service Polling Trigger in n8n: each change once', () => {
 	it.concurrent('a service slower than the poll interval: the overlapping poll reports nothing twice', async () => {
-		const slow = await scenario('slow service');
-		await client.activate(slow.workflowId);
 		const made = [await book(slow.simulator, 0), await book(slow.simulator, 1), await book(slow.simulator, 2)];
 		// The next listing takes 80 s: n8n's next tick (a minute apart) starts a poll while it still runs.
 		slow.simulator.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'latency', latencyMs: 80_000 });
@@ -112,8 +118,6 @@ describe('Booking Service Polling Trigger in n8n: each change once', () => {
 	}, 8 * MINUTE);
 
 	it.concurrent('a confirmation and a cancellation stamped in the same millisecond: both, in order', async () => {
-		const frozen = await scenario('same millisecond');
-		await client.activate(frozen.workflowId);
 		const { now } = frozen.simulator.control.now();
 		frozen.simulator.control.setClock(now, { frozen: true });
 		const made = await book(frozen.simulator, 0);
@@ -124,8 +128,6 @@ describe('Booking Service Polling Trigger in n8n: each change once', () => {
 	}, 8 * MINUTE);
 
 	it.concurrent('1,500 changes against a budget of 12 requests an hour: all arrive over several polls, none twice', async () => {
-		const limited = await scenario('rate budget', { rateLimit: { requests: 12, perSeconds: 3_600 } });
-		await client.activate(limited.workflowId);
 		const { ids } = limited.simulator.control.generateBookings({ count: 1_500 });
 		// Every 20 s a new hour begins at the service: each poll gets a fresh budget of 12 requests, never enough for
 		// the 15 pages of the backlog (and a Retry-After of up to an hour, which no poll waits out).
