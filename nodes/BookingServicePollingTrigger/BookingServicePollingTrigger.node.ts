@@ -26,7 +26,7 @@ import { pollExclusively } from './pollLock';
 import { readPollState, writePollState } from './pollState';
 import { rememberEvents } from './recentEvents';
 import { sampleEvent } from './sample';
-import { scanChanges } from './scan';
+import { PAGE_SIZE, scanChanges } from './scan';
 
 const pollEventOptions = [
 	...bookingEventOptions,
@@ -150,7 +150,7 @@ export class BookingServicePollingTrigger implements INodeType {
 				(await fetchListPage.call(this, {
 					path: '/bookings',
 					qs: { sort: '-updatedAt', ...(updatedSince === null ? {} : { updatedSince }) },
-					limit: 100,
+					limit: PAGE_SIZE,
 					cursor,
 					scope: 'bookings:read',
 				})) as Page<Booking>;

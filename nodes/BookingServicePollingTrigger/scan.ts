@@ -5,15 +5,15 @@
  * is read and reported in one go. A larger one is scanned in chunks of CHUNK_PAGES pages: the scan first walks to the
  * last page remembering only the page cursor where each chunk starts (discovery), then reports the chunks from the
  * oldest, re-reading each from its cursor, at most MAX_CHANGES_PER_POLL changes per poll. Everything a poll finished
- * (cursors found, chunks reported) stays in the scan, so a poll stopped part-way — a 429 with a long Retry-After, the
+ * (every page cursor passed, chunks reported) stays in the scan, so a poll stopped part-way — a 429 with a long Retry-After, the
  * page budget, a timeout — is continued by the next one instead of starting over, and memory stays flat whatever the
  * backlog: one chunk and one poll's events.
  *
- * Chunks are told apart by time, not by cursor: `floor` is the newest change among the chunks already reported, and
- * re-reading a chunk stops below it; `top` is the newest change when the scan began, and later ones wait for the next
- * scan. A booking that changes during the scan leaves its place in the listing for the top, so it is reported once,
- * by the next scan. A stored cursor the service no longer accepts sends the scan back to discovery, which stops at
- * `floor`: nothing is reported twice.
+ * Chunks are told apart by what was reported: `floor` is the newest change among the chunks already reported and
+ * `edge` the bookings listed first in the last of them; re-reading a chunk stops below the floor or at the edge. `top`
+ * is the newest change when the scan began; later ones wait for the next scan. A booking that changes during the scan
+ * leaves its place in the listing for the top, so it is reported once, by the next scan. A stored cursor the service
+ * no longer accepts sends the scan back to discovery, which stops at the floor: nothing is reported twice.
  */
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
@@ -21,7 +21,7 @@ import { detectChanges, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
 import { time } from './known';
 
-/** Pages per chunk. */
+/** Pages per chunk, of PAGE_SIZE bookings (the service's largest page). */
 export const CHUNK_PAGES = 10;
 export const PAGE_SIZE = 100;
 /** At most this many changes in one execution; the rest follow at the next polls, oldest first. */
