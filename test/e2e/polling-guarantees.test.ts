@@ -1,11 +1,13 @@
 // The polling trigger's "each change once" where n8n's own scheduling matters, in a real n8n: a service slower than
 // the poll interval (n8n starts the next poll while the last still runs), a confirmation and a cancellation stamped in
 // the same millisecond, and a backlog far beyond the key's rate budget. n8n polls once a minute at most, so the three
-// run side by side, each with its own simulator and workflow, to keep the suite's time to one scenario's.
+// run side by side, each with its own simulator and workflow, to keep the suite's time to one scenario's. They run
+// on n8n 2.41.1 and 1.123.81 (the newest of each line); CI's time is spent elsewhere on 2.16.1.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Execution, N8nClient } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
+import { N8N_VERSION } from '../n8n/install.ts';
 import { CREDENTIAL_TYPE, n8n, PACKAGE } from './n8n.ts';
 import { service } from './service.ts';
 
@@ -89,23 +91,23 @@ async function book(simulator: Simulator, index: number): Promise<Booking> {
 
 const countOf = (events: Array<Array<[string, string]>>) => events.flat().length;
 
-// Created and activated one after the other: n8n 1.x on SQLite refuses concurrent workflow writes.
-beforeAll(async () => {
-	client = n8n();
-	slow = await scenario('slow service');
-	frozen = await scenario('same millisecond');
-	limited = await scenario('rate budget', { rateLimit: { requests: 12, perSeconds: 3_600 } });
-	for (const { workflowId } of scenarios) await client.activate(workflowId);
-}, 2 * MINUTE);
+describe.skipIf(N8N_VERSION === '2.16.1')('Booking Service Polling Trigger in n8n: each change once', () => {
+	// Created and activated one after the other: n8n 1.x on SQLite refuses concurrent workflow writes.
+	beforeAll(async () => {
+		client = n8n();
+		slow = await scenario('slow service');
+		frozen = await scenario('same millisecond');
+		limited = await scenario('rate budget', { rateLimit: { requests: 12, perSeconds: 3_600 } });
+		for (const { workflowId } of scenarios) await client.activate(workflowId);
+	}, 2 * MINUTE);
 
-afterAll(async () => {
-	for (const { simulator, workflowId } of scenarios) {
-		await client.deactivate(workflowId).catch(() => undefined);
-		await simulator.close();
-	}
-});
+	afterAll(async () => {
+		for (const { simulator, workflowId } of scenarios) {
+			await client.deactivate(workflowId).catch(() => undefined);
+			await simulator.close();
+		}
+	});
 
-describe('Booking Service Polling Trigger in n8n: each change once', () => {
 	it.concurrent('a service slower than the poll interval: the overlapping poll reports nothing twice', async () => {
 		const made = [await book(slow.simulator, 0), await book(slow.simulator, 1), await book(slow.simulator, 2)];
 		// The next listing takes 80 s: n8n's next tick (a minute apart) starts a poll while it still runs.
