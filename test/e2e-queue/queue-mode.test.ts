@@ -299,6 +299,53 @@ describe('the package in n8n queue mode', () => {
 		expect(executions.filter((execution) => execution.status !== 'success')).toEqual([]);
 	});
 
+	it('an API key rotated in place: webhook processes started after it run every event once and refuse nothing', async () => {
+		// A credential of its own, so that revoking its first key leaves the other tests' key alone.
+		const { key: firstKey } = simulator.control.createKey('readWrite');
+		const rotating = await queue.main.createCredential({
+			name: 'Booking Service (queue mode, rotated)',
+			type: 'bookingServiceApi',
+			data: { apiKey: firstKey, baseUrl: simulator.baseUrl },
+		});
+		const workflow = await createTriggerWorkflow(queue.main, rotating, 'queue e2e: key rotation');
+		published.add(workflow.id);
+		await queue.main.activate(workflow.id);
+		const { id: subscriptionId } = subscriptionFor(simulator, workflow.productionUrl);
+		await bookIntroCalls(simulator, 1);
+		await simulator.control.drainDeliveries();
+		await executionsOf(queue.main, workflow.id, 1);
+
+		const { key: secondKey } = simulator.control.createKey('readWrite');
+		await queue.main.rest('PATCH', `/credentials/${rotating.id}`, {
+			name: rotating.name,
+			type: 'bookingServiceApi',
+			data: { apiKey: secondKey, baseUrl: simulator.baseUrl },
+		});
+		simulator.control.revokeKey(firstKey);
+		// Both webhook processes start after the rotation: neither has ever opened the subscription's secret.
+		for (const webhookProcess of queue.webhooks) {
+			await webhookProcess.restart();
+			const probe = { body: '{}', headers: { 'content-type': 'application/json' } };
+			expect((await postOnce404Passes(workflow.pathOnProcess(webhookProcess.url), probe)).status).toBe(401);
+		}
+		const deliveredBefore = simulator.control.deliveries().length;
+
+		await bookIntroCalls(simulator, 4);
+		await simulator.control.drainDeliveries();
+
+		const toThisTrigger = simulator.control
+			.deliveries()
+			.slice(deliveredBefore)
+			.filter((entry) => entry.subscriptionId === subscriptionId);
+		expect(toThisTrigger.map((entry) => entry.status)).toEqual([200, 200, 200, 200]);
+		const executions = await executionsOf(queue.main, workflow.id, 1 + 4);
+		const runs = tally(executions.map(eventIdOf));
+		for (const entry of toThisTrigger) expect(runs.get(entry.eventId)).toBe(1);
+		expect(executions).toHaveLength(5);
+		expect(executions.every((execution) => execution.status === 'success')).toBe(true);
+		say(`after the rotation: ${toThisTrigger.length} deliveries answered 200, ${executions.length - 1} executions`);
+	});
+
 	it('the polling trigger polls from main (n8n runs active triggers there) and its executions run on the worker', async () => {
 		const trigger = 'Booking Service Polling Trigger';
 		const { id } = await queue.main.createWorkflow({
