@@ -154,6 +154,37 @@ describe('an API key rotated on an active workflow', () => {
 		expect(trigger.nodeStaticData.leftoverSubscriptions).toBeUndefined();
 	});
 
+	it('an activation after the drain deletes the old subscription even if no delivery came', async () => {
+		const trigger = await activeTrigger();
+		const [old] = sim.control.webhooks();
+		rotateKey(trigger);
+		await trigger.activate('init');
+
+		vi.useFakeTimers({ toFake: ['Date'] });
+		vi.setSystemTime(Date.now() + DRAIN_MS + 60_000);
+		expect(await trigger.activate('init')).toEqual({ created: false });
+
+		expect(deletesOf()).toEqual([old.id]);
+		expect(sim.control.webhooks()).toHaveLength(1);
+		expect(trigger.nodeStaticData.leftoverSubscriptions).toBeUndefined();
+	});
+
+	it('an event whose booking changed again before it could be checked is refused; the later change runs', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // holds both deliveries until the drain
+		const [bookingId] = await bookIntroCalls(sim, 1, newKey);
+		await api(sim, 'POST', `/bookings/${bookingId}/cancel`, {}, newKey);
+		sim.control.setDeliveryMode({ shuffle: false });
+		await sim.control.drainDeliveries();
+
+		const statusOf = (type: string) =>
+			sim.control.deliveries().find((entry) => entry.type === type)?.status;
+		expect(statusOf('booking.created')).toBe(401);
+		expect(statusOf('booking.cancelled')).toBe(200);
+		expect(trigger.executions.map((execution) => execution.items[0].json.eventType)).toEqual(['booking.cancelled']);
+	});
+
 	it('deactivating while the old subscription drains deletes both', async () => {
 		const trigger = await activeTrigger();
 		rotateKey(trigger);
