@@ -73,6 +73,6 @@ export const SECRETS_KEPT_IN_MEMORY = 1_000;
 
 /**
  * This process's one cache: `webhook()` fills it, and activation reads it to recover the secret of a subscription
- * whose sealed value no longer opens because the credential's key changed (see lifecycle.ts).
+ * whose sealed value no longer opens because the credential's key changed, to seal it again (see retirement.ts).
  */
 export const unsealedSecrets = new UnsealedSecretCache(SECRETS_KEPT_IN_MEMORY);
