@@ -110,13 +110,16 @@ describe.skipIf(N8N_VERSION === '2.16.1')('Booking Service Polling Trigger in n8
 
 	it.concurrent('a service slower than the poll interval: the overlapping poll reports nothing twice', async () => {
 		const made = [await book(slow.simulator, 0), await book(slow.simulator, 1), await book(slow.simulator, 2)];
-		// The next listing takes 80 s: n8n's next tick (a minute apart) starts a poll while it still runs.
-		slow.simulator.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'latency', latencyMs: 80_000 });
-		const seen = await until(slow, (events) => countOf(events) >= 3, 4 * MINUTE);
+		const { ids } = slow.simulator.control.generateBookings({ count: 150 });
+		// The next poll reads two pages, 45 s each (each within the node's 60 s request timeout): it runs 90 s, so
+		// n8n's next tick, a minute after it started, starts another poll while it still runs.
+		slow.simulator.control.addFault({ method: 'GET', path: '/bookings', count: 2, kind: 'latency', latencyMs: 45_000 });
+		const expected = [...made.map((booking) => booking.id), ...ids].sort();
+		const seen = await until(slow, (events) => countOf(events) >= expected.length, 5 * MINUTE);
 		await sleep(MINUTE + 10_000); // one more poll
 		const all = (await executions(slow)).flat();
-		expect(seen.flat().map(([, id]) => id).sort()).toEqual(made.map((booking) => booking.id).sort());
-		expect(all).toHaveLength(3);
+		expect(seen.flat().map(([, id]) => id).sort()).toEqual(expected);
+		expect(all).toHaveLength(expected.length);
 	}, 8 * MINUTE);
 
 	it.concurrent('a confirmation and a cancellation stamped in the same millisecond: both, in order', async () => {
