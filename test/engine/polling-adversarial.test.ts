@@ -4,54 +4,19 @@
  * (PollHarness), or — where marked — as a pure check of the scan. Those marked "found" failed before the fix named
  * beside them; the rest held from the start. Findings left as documented limits are in the README's Guarantees.
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { INodeExecutionData } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { emptyState } from '../../nodes/BookingServicePollingTrigger/changes.ts';
 import type { PollState } from '../../nodes/BookingServicePollingTrigger/changes.ts';
 import { scanChanges } from '../../nodes/BookingServicePollingTrigger/scan.ts';
-import { PollHarness } from '../harness/poller.ts';
-import { eventTypeId, freeSlots, useTestSimulator } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
+import { useTestSimulator } from '../harness/fixtures.ts';
+import { ALL_EVENTS, bookingId, kindsOf, pollingFixtures } from '../harness/polling-fixtures.ts';
+import type { PollHarness } from '../harness/poller.ts';
 
 const sim = useTestSimulator();
-const ALL = { events: ['*'], options: {} };
-
-function poller(parameters: IDataObject = ALL, savedStaticData?: string) {
-	return new PollHarness({ baseUrl: sim.baseUrl, apiKey: sim.apiKeys.readOnly, parameters, savedStaticData });
-}
-
-async function later(seconds = 60): Promise<void> {
-	await sim.control.advanceClock(seconds);
-}
-
-async function book(
-	simulator: Simulator,
-	slug = 'intro-call',
-	index = 0,
-): Promise<{ id: string; status: string; start: string; end: string }> {
-	const start = (await freeSlots(simulator, slug))[index];
-	const response = await fetch(`${simulator.baseUrl}/bookings`, {
-		method: 'POST',
-		headers: { Authorization: `Bearer ${simulator.apiKeys.readWrite}`, 'Content-Type': 'application/json' },
-		body: JSON.stringify({
-			eventTypeId: eventTypeId(simulator, slug),
-			start,
-			booker: { name: 'Red Team', email: `red.${Math.random()}@example.com`, timezone: 'UTC' },
-		}),
-	});
-	return (await response.json()) as { id: string; status: string; start: string; end: string };
-}
-
-const bookingId = (item: INodeExecutionData) => (item.json.booking as { id: string }).id;
-const kindsOf = (items: INodeExecutionData[]) => items.map((item) => [item.json.eventType, bookingId(item)]);
-
-function freezeClock(): string {
-	const { now } = sim.control.now();
-	sim.control.setClock(now, { frozen: true });
-	return now;
-}
-
+const { poller, later, book, freezeClock } = pollingFixtures(sim);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -200,7 +165,7 @@ describe('R9. hand-edited or corrupted static data', () => {
 
 	/** The same workflow and node, restarted from edited static data. */
 	function restartedFrom(original: PollHarness, saved: unknown): PollHarness {
-		const copy = poller(ALL, JSON.stringify(saved));
+		const copy = poller(ALL_EVENTS, JSON.stringify(saved));
 		(copy as unknown as { workflowId: string }).workflowId = original.workflowId;
 		copy.restart();
 		return copy;
@@ -362,7 +327,7 @@ describe('holds (regression tests for attacks that did not break the trigger)', 
 		await book(sim);
 		expect(await original.poll()).toHaveLength(1);
 		await later();
-		const copy = poller(ALL, original.savedStaticData);
+		const copy = poller(ALL_EVENTS, original.savedStaticData);
 		expect(await copy.poll()).toEqual([]);
 		await later();
 		const made = await book(sim, 'intro-call', 1);

@@ -4,49 +4,15 @@
  * backlog beyond the rate budget and beyond one execution, a refused page cursor, a booking in flight or upcoming
  * since before activation, Fetch Test Event for a reschedule, and bookings changed just before activation.
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { pollsRunning } from '../../nodes/BookingServicePollingTrigger/pollLock.ts';
-import { PollHarness } from '../harness/poller.ts';
-import { eventTypeId, freeSlots, useTestSimulator } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
+import { freeSlots, useTestSimulator } from '../harness/fixtures.ts';
+import { bookingId, eventIds, kindsOf, pollingFixtures } from '../harness/polling-fixtures.ts';
 
 const sim = useTestSimulator();
-const ALL = { events: ['*'], options: {} };
-
-function poller(parameters: IDataObject = ALL) {
-	return new PollHarness({ baseUrl: sim.baseUrl, apiKey: sim.apiKeys.readOnly, parameters });
-}
-
-async function later(seconds = 60): Promise<void> {
-	await sim.control.advanceClock(seconds);
-}
-
-async function book(simulator: Simulator, slug = 'intro-call', index = 0): Promise<{ id: string; status: string; start: string }> {
-	const start = (await freeSlots(simulator, slug))[index];
-	const response = await fetch(`${simulator.baseUrl}/bookings`, {
-		method: 'POST',
-		headers: { Authorization: `Bearer ${simulator.apiKeys.readWrite}`, 'Content-Type': 'application/json' },
-		body: JSON.stringify({
-			eventTypeId: eventTypeId(simulator, slug),
-			start,
-			booker: { name: 'Poll Test', email: `poll.${Math.random()}@example.com`, timezone: 'UTC' },
-		}),
-	});
-	return (await response.json()) as { id: string; status: string; start: string };
-}
-
-const bookingId = (item: INodeExecutionData) => (item.json.booking as { id: string }).id;
-const kindsOf = (items: INodeExecutionData[]) => items.map((item) => [item.json.eventType, bookingId(item)]);
-const eventIds = (items: INodeExecutionData[]) => items.map((item) => String(item.json.eventId));
-
-/** Freezes the simulated clock where it is: every change from now on carries the same updatedAt. */
-function freezeClock(): string {
-	const { now } = sim.control.now();
-	sim.control.setClock(now, { frozen: true });
-	return now;
-}
+const { poller, later, book, freezeClock } = pollingFixtures(sim);
 
 describe('1. overlapping polls', () => {
 	it('a poll slower than the interval and the next tick never report the same change twice', async () => {

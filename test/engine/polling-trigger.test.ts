@@ -4,39 +4,13 @@
  * nothing, a backlog of many pages, restarts after quiet and emitting polls, a manual fetch that leaves the
  * production position alone, and a copy of the workflow.
  */
-import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
-import { PollHarness } from '../harness/poller.ts';
 import { eventTypeId, freeSlots, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
-import type { Simulator } from '../simulator/index.ts';
+import { ALL_EVENTS, pollingFixtures } from '../harness/polling-fixtures.ts';
 
 const sim = useTestSimulator();
-const ALL = { events: ['*'], options: {} };
-
-function poller(parameters: IDataObject = ALL, savedStaticData?: string) {
-	return new PollHarness({ baseUrl: sim.baseUrl, apiKey: sim.apiKeys.readOnly, parameters, savedStaticData });
-}
-
-/** Moves the simulated clock on, so each change gets its own updatedAt (the service's clock ticks too). */
-async function later(seconds = 60): Promise<void> {
-	await sim.control.advanceClock(seconds);
-}
-
-async function book(simulator: Simulator, slug = 'intro-call', index = 0): Promise<{ id: string; status: string }> {
-	const start = (await freeSlots(simulator, slug))[index];
-	const response = await fetch(`${simulator.baseUrl}/bookings`, {
-		method: 'POST',
-		headers: { Authorization: `Bearer ${simulator.apiKeys.readWrite}`, 'Content-Type': 'application/json' },
-		body: JSON.stringify({
-			eventTypeId: eventTypeId(simulator, slug),
-			start,
-			booker: { name: 'Poll Test', email: `poll.${Math.random()}@example.com`, timezone: 'UTC' },
-		}),
-	});
-	return (await response.json()) as { id: string; status: string };
-}
-
+const { poller, later, book } = pollingFixtures(sim);
 const kinds = (items: Array<{ json: Record<string, unknown> }>) => items.map((item) => item.json.eventType);
 
 describe('Booking Service Polling Trigger', () => {
@@ -211,7 +185,7 @@ describe('Booking Service Polling Trigger', () => {
 		await book(sim);
 		expect(await original.poll()).toHaveLength(1);
 
-		const copy = poller(ALL, original.savedStaticData);
+		const copy = poller(ALL_EVENTS, original.savedStaticData);
 		expect(await copy.poll()).toEqual([]);
 		await later();
 		await book(sim, 'intro-call', 1);
