@@ -9,7 +9,7 @@ import type { Execution, N8nClient } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { N8N_VERSION } from '../n8n/install.ts';
 import { CREDENTIAL_TYPE, n8n, PACKAGE } from './n8n.ts';
-import { service } from './service.ts';
+import { introCallSlots, service } from './service.ts';
 
 const TRIGGER = 'Booking Service Polling Trigger';
 const MINUTE = 60_000;
@@ -75,16 +75,9 @@ async function until(target: Scenario, done: (events: Array<Array<[string, strin
 }
 
 async function book(simulator: Simulator, index: number): Promise<Booking> {
-	const eventTypeId = simulator.control.eventType('intro-call').id;
-	const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-	const { slots } = await service<{ slots: string[] }>(
-		simulator,
-		'GET',
-		`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(20)}&timezone=UTC`,
-	);
 	return await service<Booking>(simulator, 'POST', '/bookings', {
-		eventTypeId,
-		start: slots[index],
+		eventTypeId: simulator.control.eventType('intro-call').id,
+		start: (await introCallSlots(simulator))[index],
 		booker: { name: `Poller ${index}`, email: `poller.${randomUUID()}@example.com`, timezone: 'UTC' },
 	});
 }

@@ -12,7 +12,7 @@ import { startN8n, type N8nInstance } from '../n8n/instance.ts';
 import type { Execution } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE, PACKAGE } from './n8n.ts';
-import { service } from './service.ts';
+import { introCallSlots, service } from './service.ts';
 
 const POLLING_NODE = `${PACKAGE}.bookingServicePollingTrigger`;
 const TRIGGER = 'Booking Service Polling Trigger';
@@ -83,16 +83,7 @@ async function nextExecutions(before: number, count = 1): Promise<Array<Array<[s
 	return (await eventsByExecution()).slice(before);
 }
 
-async function freeSlots(): Promise<string[]> {
-	const eventTypeId = simulator.control.eventType('intro-call').id;
-	const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-	const { slots } = await service<{ slots: string[] }>(
-		simulator,
-		'GET',
-		`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(20)}&timezone=UTC`,
-	);
-	return slots;
-}
+const freeSlots = async (): Promise<string[]> => await introCallSlots(simulator);
 
 async function book(index: number): Promise<Booking> {
 	return await service<Booking>(simulator, 'POST', '/bookings', {

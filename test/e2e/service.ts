@@ -25,3 +25,17 @@ export async function service<T>(
 	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
 	return JSON.parse(text) as T;
 }
+
+/** The intro call's free starts over the next 20 days (UTC days), as the service lists them. */
+export async function introCallSlots(simulator: Simulator, apiKey = simulator.apiKeys.readWrite): Promise<string[]> {
+	const eventTypeId = simulator.control.eventType('intro-call').id;
+	const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+	const { slots } = await service<{ slots: string[] }>(
+		simulator,
+		'GET',
+		`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(20)}&timezone=UTC`,
+		undefined,
+		apiKey,
+	);
+	return slots;
+}

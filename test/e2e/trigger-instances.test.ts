@@ -15,7 +15,7 @@ import { spawnN8nProcess } from '../n8n/process.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../n8n/round-robin-proxy.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE, TRIGGER_NODE } from './n8n.ts';
-import { service } from './service.ts';
+import { introCallSlots, service } from './service.ts';
 
 const TRIGGER = 'Booking Service Trigger';
 const EXECUTIONS_LIMIT_MS = 30_000;
@@ -98,16 +98,9 @@ async function secondInstanceCli(args: string[]): Promise<void> {
 }
 
 async function book(): Promise<string> {
-	const eventTypeId = simulator.control.eventType('intro-call').id;
-	const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-	const { slots } = await service<{ slots: string[] }>(
-		simulator,
-		'GET',
-		`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(20)}&timezone=UTC`,
-	);
 	const booking = await service<Booking>(simulator, 'POST', '/bookings', {
-		eventTypeId,
-		start: slots[0],
+		eventTypeId: simulator.control.eventType('intro-call').id,
+		start: (await introCallSlots(simulator))[0],
 		booker: { name: 'Instances Test', email: `instances.${Date.now()}@example.com`, timezone: 'UTC' },
 	});
 	return booking.id;

@@ -14,7 +14,7 @@ import { N8N_HARNESS, N8N_VERSION, REPO_ROOT } from '../n8n/install.ts';
 import { startN8n, type N8nInstance } from '../n8n/instance.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE, TRIGGER_NODE } from './n8n.ts';
-import { service } from './service.ts';
+import { introCallSlots, service } from './service.ts';
 
 const TRIGGER = 'Booking Service Trigger';
 const EXECUTIONS_LIMIT_MS = 30_000;
@@ -73,19 +73,12 @@ afterAll(async () => {
 
 async function book(apiKey: string): Promise<string> {
 	const eventTypeId = simulator.control.eventType('intro-call').id;
-	const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-	const { slots } = await service<{ slots: string[] }>(
-		simulator,
-		'GET',
-		`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(20)}&timezone=UTC`,
-		undefined,
-		apiKey,
-	);
+	const [start] = await introCallSlots(simulator, apiKey);
 	const booking = await service<Booking>(
 		simulator,
 		'POST',
 		'/bookings',
-		{ eventTypeId, start: slots[0], booker: { name: 'Rotation Test', email: `rotation.${Date.now()}@example.com`, timezone: 'UTC' } },
+		{ eventTypeId, start, booker: { name: 'Rotation Test', email: `rotation.${Date.now()}@example.com`, timezone: 'UTC' } },
 		apiKey,
 	);
 	return booking.id;
