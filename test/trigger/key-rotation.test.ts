@@ -10,7 +10,7 @@ import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
 import { DRAIN_MS } from '../../nodes/BookingServiceTrigger/retirement.ts';
-import { api, bookIntroCalls, signFromScratch } from './support.ts';
+import { api, bookIntroCalls, rotateKey, signFromScratch } from './support.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 const harnesses: TriggerHarness[] = [];
@@ -31,13 +31,6 @@ async function activeTrigger(): Promise<TriggerHarness> {
 	return harness;
 }
 
-/** The user's rotation: a new key of the same account into the credential, then the old key revoked. */
-function rotateKey(harness: TriggerHarness): string {
-	const { key } = sim.control.createKey('readWrite');
-	harness.setCredential({ apiKey: key, baseUrl: sim.baseUrl });
-	sim.control.revokeKey(sim.apiKeys.readWrite);
-	return key;
-}
 
 function runsPerBooking(harness: TriggerHarness): Record<string, number> {
 	const runs: Record<string, number> = {};
@@ -58,7 +51,7 @@ function deletesOf(): string[] {
 describe('an API key rotated on an active workflow', () => {
 	it('before the next activation: every event runs once, checked against the service, and nothing is refused', async () => {
 		const trigger = await activeTrigger();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 
 		const bookingIds = await bookIntroCalls(sim, 3, newKey);
 		await sim.control.drainDeliveries();
@@ -77,7 +70,7 @@ describe('an API key rotated on an active workflow', () => {
 	it('the next activation subscribes anew and drains the old subscription: events on either side of it run once', async () => {
 		const trigger = await activeTrigger();
 		const [old] = sim.control.webhooks();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		const [beforeRestart] = await bookIntroCalls(sim, 1, newKey);
 		await sim.control.drainDeliveries();
 
@@ -103,7 +96,7 @@ describe('an API key rotated on an active workflow', () => {
 
 	it('forged requests start nothing while deliveries are checked against the service', async () => {
 		const trigger = await activeTrigger();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		const [bookingId] = await bookIntroCalls(sim, 1, newKey);
 		await sim.control.drainDeliveries();
 		expect(trigger.executions).toHaveLength(1);
@@ -136,7 +129,7 @@ describe('an API key rotated on an active workflow', () => {
 	it('when the drain is over, the old subscription is deleted: by the first delivery, or by activation', async () => {
 		const trigger = await activeTrigger();
 		const [old] = sim.control.webhooks();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		await trigger.activate('init');
 		const replacement = sim.control.webhooks().find((subscription) => subscription.id !== old.id)!;
 
@@ -157,7 +150,7 @@ describe('an API key rotated on an active workflow', () => {
 	it('an activation after the drain deletes the old subscription even if no delivery came', async () => {
 		const trigger = await activeTrigger();
 		const [old] = sim.control.webhooks();
-		rotateKey(trigger);
+		rotateKey(sim, trigger);
 		await trigger.activate('init');
 
 		vi.useFakeTimers({ toFake: ['Date'] });
@@ -171,7 +164,7 @@ describe('an API key rotated on an active workflow', () => {
 
 	it('an event whose booking changed again before it could be checked is refused; the later change runs', async () => {
 		const trigger = await activeTrigger();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		sim.control.setDeliveryMode({ shuffle: true }); // holds both deliveries until the drain
 		const [bookingId] = await bookIntroCalls(sim, 1, newKey);
 		await api(sim, 'POST', `/bookings/${bookingId}/cancel`, {}, newKey);
@@ -187,7 +180,7 @@ describe('an API key rotated on an active workflow', () => {
 
 	it('deactivating while the old subscription drains deletes both', async () => {
 		const trigger = await activeTrigger();
-		rotateKey(trigger);
+		rotateKey(sim, trigger);
 		await trigger.activate('init');
 		expect(sim.control.webhooks()).toHaveLength(2);
 

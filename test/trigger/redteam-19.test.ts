@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
-import { api, signFromScratch } from './support.ts';
+import { api, freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 const harnesses: TriggerHarness[] = [];
@@ -45,27 +45,11 @@ async function activeTrigger(): Promise<TriggerHarness> {
 	return harness;
 }
 
-/** The user's rotation: a new key of the same account into the credential, then the old key revoked. */
-function rotateKey(harness: TriggerHarness): string {
-	const { key } = sim.control.createKey('readWrite');
-	harness.setCredential({ apiKey: key, baseUrl: sim.baseUrl });
-	sim.control.revokeKey(sim.apiKeys.readWrite);
-	return key;
-}
 
 /** Free intro-call starts 1 to 15 days ahead, latest first (so a booking stays `confirmed` for days). */
 async function laterStarts(apiKey: string): Promise<{ eventTypeId: string; starts: string[] }> {
-	const eventTypeId = sim.control.eventType('intro-call').id;
-	const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-	const to = new Date(Date.now() + 15 * 86_400_000).toISOString().slice(0, 10);
-	const { slots } = await api<{ slots: string[] }>(
-		sim,
-		'GET',
-		`/event-types/${eventTypeId}/slots?from=${from}&to=${to}`,
-		undefined,
-		apiKey,
-	);
-	return { eventTypeId, starts: [...slots].reverse() };
+	const { eventTypeId, starts } = await freeIntroCallStarts(sim, apiKey);
+	return { eventTypeId, starts: [...starts].reverse() };
 }
 
 async function bookLate(apiKey: string): Promise<string> {
@@ -93,7 +77,7 @@ describe('red team, issue 19: the API-check path', () => {
 	// event-id memory (dedupe.ts: 24 hours, 1,000 entries), so a day later the same captured body runs again.
 	it.fails('FINDING (open): a captured genuine delivery replayed a day later (new event id, fresh t, no key) starts a second execution', async () => {
 		const trigger = await activeTrigger();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		await bookLate(newKey);
 		await sim.control.drainDeliveries();
 		expect(trigger.executions).toHaveLength(1);
@@ -112,7 +96,7 @@ describe('red team, issue 19: the API-check path', () => {
 	// (answers.ts:116, apiCheck.ts:123-124): a forged event runs, the genuine one never does.
 	it.fails('FINDING (open): a rescheduled booking posted as booking.created runs as a creation, and the genuine reschedule is dropped', async () => {
 		const trigger = await activeTrigger();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		const bookingId = await bookLate(newKey);
 		await sim.control.drainDeliveries();
 		expect(trigger.executions.map((execution) => execution.items[0].json.eventType)).toEqual(['booking.created']);
@@ -230,7 +214,7 @@ describe('red team, issue 19: what an unverified sender learns', () => {
 		await trigger.activate();
 		const probe = forgedBody('booking.cancelled', { id: 'abcdefabcdefabcdefabcdef' });
 		const before = await trigger.post(probe, { 'Service-Signature': signFromScratch('guess', probe) });
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		await bookLate(newKey);
 		await sim.control.drainDeliveries();
 		const captured = trigger.received.at(-1)!;
@@ -255,7 +239,7 @@ describe('red team, issue 19: attacks that held (regression tests, passing)', ()
 			for (const subscription of sim.control.webhooks()) secrets.add((subscription as { secret: string }).secret);
 		};
 		collectSecrets();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		await bookLate(newKey);
 		await sim.control.drainDeliveries();
 		await trigger.activate('init');
@@ -275,7 +259,7 @@ describe('red team, issue 19: attacks that held (regression tests, passing)', ()
 
 	it('REGRESSION: an attacker who knows only a booking id (and its public fields) starts nothing after a rotation', async () => {
 		const trigger = await activeTrigger();
-		const newKey = rotateKey(trigger);
+		const newKey = rotateKey(sim, trigger);
 		const bookingId = await bookLate(newKey);
 		await sim.control.drainDeliveries();
 		const real = await api<Record<string, unknown>>(sim, 'GET', `/bookings/${bookingId}`, undefined, newKey);
@@ -311,7 +295,7 @@ describe('red team, issue 19: attacks that held (regression tests, passing)', ()
 		});
 		harnesses.push(second);
 		await second.activate();
-		const newKey = rotateKey(second);
+		const newKey = rotateKey(sim, second);
 		first.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
 		await second.activate('init');
 		await first.activate('init');

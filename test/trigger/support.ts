@@ -24,7 +24,7 @@ export async function api<T>(
 }
 
 /** Free start times of the free "intro-call" event type over the next two weeks. */
-async function freeIntroCallStarts(
+export async function freeIntroCallStarts(
 	sim: Simulator,
 	apiKey = sim.apiKeys.readWrite,
 ): Promise<{ eventTypeId: string; starts: string[] }> {
@@ -88,4 +88,12 @@ export function syntheticEvent(
 	id = `evt_${Math.random().toString(16).slice(2).padEnd(24, '0')}`,
 ): string {
 	return JSON.stringify({ id, type, createdAt: new Date().toISOString(), apiVersion: 'v1', data: { booking } });
+}
+
+/** The user's rotation: a new key of the same account into the credential, then the old key revoked. */
+export function rotateKey(sim: Simulator, harness: { setCredential(credential: { apiKey: string; baseUrl: string }): void }): string {
+	const { key } = sim.control.createKey('readWrite');
+	harness.setCredential({ apiKey: key, baseUrl: sim.baseUrl });
+	sim.control.revokeKey(sim.apiKeys.readWrite);
+	return key;
 }
