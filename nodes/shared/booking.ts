@@ -21,6 +21,25 @@ export const BOOKING_EVENTS = [
 	'booking.no_show',
 ] as const;
 
+/** Each booking status the contract shows, as the app writes it. */
+export const BOOKING_STATUS_NAMES = {
+	held: 'Held',
+	awaiting_payment: 'Awaiting Payment',
+	confirmed: 'Confirmed',
+	cancelled: 'Cancelled',
+	completed: 'Completed',
+	no_show: 'No-Show',
+} as const;
+
+export type BookingStatus = keyof typeof BOOKING_STATUS_NAMES;
+
+/** The status as a word (`No-Show` for `no_show`); a status the contract does not show is given as the service sent it. */
+export function bookingStatusName(status: unknown): string {
+	return Object.hasOwn(BOOKING_STATUS_NAMES, String(status))
+		? BOOKING_STATUS_NAMES[status as BookingStatus]
+		: String(status);
+}
+
 export type LocalizedText = { en?: string; ja?: string };
 
 export interface EventType extends IDataObject {

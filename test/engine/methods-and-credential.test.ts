@@ -40,6 +40,35 @@ describe('Booking search (resource locator "From List" of Get and Cancel)', () =
 		}
 	});
 
+	it("shows each start as wall-clock time in the node's zone (or n8n's), naming the zone, and the status as a word", async () => {
+		const target = sim.control.bookings().find((booking) => booking.status === 'no_show')!;
+		const inZone = (timeZone: string) =>
+			new Intl.DateTimeFormat('sv-SE', {
+				timeZone,
+				year: 'numeric',
+				month: '2-digit',
+				day: '2-digit',
+				hour: '2-digit',
+				minute: '2-digit',
+				hourCycle: 'h23',
+			}).format(new Date(target.start));
+		const entry = async (parameters: Record<string, unknown>) => {
+			const context = await createLoadOptionsContext(
+				bookingServiceNode('Cancel', { resource: 'booking', operation: 'cancel', ...parameters }),
+				credentialsFor(sim, 'readOnly'),
+			);
+			const { results } = await searchBookings.call(context, target.booker.email);
+			return results.find((result) => result.value === target.id)?.name;
+		};
+		expect(await entry({ options: { timeZone: 'pacific/auckland' } })).toBe(
+			`${target.booker.name} · ${target.eventType.name} · ${inZone('Pacific/Auckland')} Pacific/Auckland · No-Show`,
+		);
+		// No zone in the node: n8n's zone for the context (the harness workflow's UTC); an expression is not guessed at.
+		expect(await entry({ options: { timeZone: "={{ $json['Time zone'] }}" } })).toBe(
+			`${target.booker.name} · ${target.eventType.name} · ${inZone('UTC')} UTC · No-Show`,
+		);
+	});
+
 	it('an email is passed to the service filter; other text matches booker name or event type in the page', async () => {
 		const target = sim.control.bookings().find((booking) => booking.status === 'confirmed')!;
 		sim.control.clearRequests();

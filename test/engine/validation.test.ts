@@ -98,7 +98,7 @@ const cases: Array<[string, Record<string, unknown>, unknown, RegExp]> = [
 		'booking id',
 		{ resource: 'booking', operation: 'get', bookingId: FROM_ITEM },
 		'12345',
-		/^Booking ID must be an ID of 24/,
+		/^Booking must be an ID of 24/,
 	],
 	[
 		'cancel message',

@@ -10,7 +10,7 @@ import { DEFAULT_TIMEOUT_MS } from '../../shared/transport';
 
 /** Read with ItemParameters.requiredResourceLocatorId, which also takes a plain ID string from older workflows. */
 export const bookingLocator: INodeProperties = {
-	displayName: 'Booking ID',
+	displayName: 'Booking',
 	name: 'bookingId',
 	type: 'resourceLocator',
 	default: { mode: 'list', value: '' },

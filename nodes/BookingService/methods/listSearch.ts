@@ -5,9 +5,11 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
+import { bookingStatusName } from '../../shared/booking';
 import type { Booking, EventType } from '../../shared/booking';
 import { listAllPages } from '../../shared/paging';
 import { bookingServiceApiRequest } from '../../shared/transport';
+import { canonicalTimeZone, formatInZone, parseUtc } from '../helpers/time';
 import { emailProblem } from '../helpers/validation';
 
 /** Accounts have a handful of event types; this bounds the list should one have very many. */
@@ -44,6 +46,26 @@ export async function searchEventTypes(
 	return { results };
 }
 
+/**
+ * The zone the booking list shows starts in: the node's Options → Time Zone when it names a zone, else n8n's
+ * `getTimezone()`. In the editor n8n gives a list search no workflow settings, so that is the instance's default zone
+ * (GENERIC_TIMEZONE) rather than the workflow's; each entry names its zone so the time cannot be misread.
+ */
+function listTimeZone(context: ILoadOptionsFunctions): string {
+	const options = context.getNode().parameters.options as IDataObject | undefined;
+	const chosen = options?.timeZone;
+	const named = typeof chosen === 'string' ? canonicalTimeZone(chosen.trim()) : undefined;
+	return named ?? canonicalTimeZone(context.getTimezone()) ?? 'UTC';
+}
+
+/** `2026-11-26 14:00 Pacific/Auckland`: the wall-clock start in `timeZone`, or the service's text if it is no instant. */
+function startText(start: unknown, timeZone: string): string {
+	const instant = typeof start === 'string' ? parseUtc(start) : Number.NaN;
+	if (!Number.isFinite(instant)) return String(start);
+	const local = formatInZone(instant, timeZone);
+	return `${local.slice(0, 10)} ${local.slice(11, 16)} ${timeZone}`;
+}
+
 /** One page of the most recent bookings per list page the user scrolls to; the service's maximum page size. */
 const BOOKINGS_PER_LIST_PAGE = 100;
 
@@ -58,6 +80,7 @@ export async function searchBookings(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const term = (filter ?? '').trim();
+	const timeZone = listTimeZone(this);
 	const qs: IDataObject = { sort: '-createdAt', limit: BOOKINGS_PER_LIST_PAGE };
 	const isEmail = emailProblem(term) === undefined;
 	if (isEmail) qs.email = term;
@@ -79,7 +102,12 @@ export async function searchBookings(
 				),
 		)
 		.map((booking) => ({
-			name: `${booking.booker?.name ?? '?'} · ${booking.eventType?.name ?? '?'} · ${booking.start} (${booking.status})`,
+			name: [
+				booking.booker?.name ?? '?',
+				booking.eventType?.name ?? '?',
+				startText(booking.start, timeZone),
+				bookingStatusName(booking.status),
+			].join(' · '),
 			value: booking.id,
 			url: typeof booking.manageUrl === 'string' ? booking.manageUrl : undefined,
 		}));

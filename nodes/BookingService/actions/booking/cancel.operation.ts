@@ -48,7 +48,7 @@ interface Input {
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const parameters = new ItemParameters(this, itemIndex);
 	return {
-		bookingId: parameters.requiredResourceLocatorId('bookingId', 'Booking ID'),
+		bookingId: parameters.requiredResourceLocatorId('bookingId', 'Booking'),
 		message: parameters.optionalString('message', 'Message', { max: MAX_MESSAGE_LENGTH }),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),

@@ -36,7 +36,7 @@ interface Input {
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	const parameters = new ItemParameters(this, itemIndex);
 	return {
-		bookingId: parameters.requiredResourceLocatorId('bookingId', 'Booking ID'),
+		bookingId: parameters.requiredResourceLocatorId('bookingId', 'Booking'),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),
 	};

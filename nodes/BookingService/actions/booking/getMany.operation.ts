@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { Booking } from '../../../shared/booking';
+import { BOOKING_STATUS_NAMES } from '../../../shared/booking';
+import type { Booking, BookingStatus } from '../../../shared/booking';
 import { eventTypeLocator, nameLanguageOption } from '../../../shared/descriptions';
 import { iterateListItems, listAllPages } from '../../../shared/paging';
 import type { ListAllPagesOptions } from '../../../shared/paging';
@@ -20,14 +21,7 @@ import {
 } from '../common.descriptions';
 import { readBookingOutput, readLimit, readTimeoutMs } from '../sharedOptions';
 
-const STATUSES = [
-	'held',
-	'awaiting_payment',
-	'confirmed',
-	'cancelled',
-	'completed',
-	'no_show',
-] as const;
+const STATUSES = Object.keys(BOOKING_STATUS_NAMES) as BookingStatus[];
 const SORTS = ['-createdAt', 'start', '-start', '-updatedAt'] as const;
 type Sort = (typeof SORTS)[number];
 
@@ -82,7 +76,7 @@ const properties: INodeProperties[] = [
 					{ name: 'Completed', value: 'completed' },
 					{ name: 'Confirmed', value: 'confirmed' },
 					{ name: 'Held', value: 'held' },
-					{ name: 'No Show', value: 'no_show' },
+					{ name: 'No-Show', value: 'no_show' },
 				],
 			},
 			dateTimeFilter(
@@ -155,13 +149,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	return {
 		filters,
 		statuses: parameters.listOf('filters.status', 'Status', STATUSES),
-		// Workflows made before Sort became its own collection keep it under Options.
-		sort: parameters.oneOf(
-			parameters.raw('sort.order') === null ? 'options.sort' : 'sort.order',
-			'Sort',
-			SORTS,
-			'-createdAt',
-		),
+		sort: parameters.oneOf('sort.order', 'Sort', SORTS, '-createdAt'),
 		limit: readLimit(parameters),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),

@@ -68,12 +68,12 @@ const properties: INodeProperties[] = [
 	},
 	optionsCollection([
 		{
-			displayName: 'Fail When Calendar Unreachable',
+			displayName: 'Require Calendar Check',
 			name: 'failWhenCalendarBlocked',
 			type: 'boolean',
 			default: false,
 			description:
-				"Whether to fail instead of returning slots when the host's connected calendar could not be reached. Then the slots may include times that are actually busy, so turn this on for unattended booking.",
+				"Whether to fail when the host's connected calendar could not be reached, instead of returning slots that may include busy times. Turn this on for unattended booking.",
 		},
 		timeZoneOption,
 		timeoutOption,
@@ -117,7 +117,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 		failWhenCalendarBlocked:
 			parameters.optionalBoolean(
 				'options.failWhenCalendarBlocked',
-				'Fail When Calendar Unreachable',
+				'Require Calendar Check',
 			) ?? false,
 		timeoutMs: readTimeoutMs(parameters),
 	};
@@ -185,7 +185,7 @@ export async function execute(
 			{
 				itemIndex,
 				description:
-					'The service reported calendarBlocked. Try again later, or turn off "Fail When Calendar Unreachable" to accept possibly optimistic slots.',
+					'The service reported calendarBlocked. Try again later, or turn off "Require Calendar Check" to accept possibly optimistic slots.',
 			},
 		);
 	}
@@ -193,7 +193,7 @@ export async function execute(
 	if (calendarBlocked) {
 		this.addExecutionHints({
 			message:
-				"The host's calendar could not be reached, so some of these slots may be busy. Don't book them unattended; turn on \"Fail When Calendar Unreachable\" to stop instead.",
+				"The host's calendar could not be reached, so some of these slots may be busy. Don't book them unattended; turn on \"Require Calendar Check\" to stop instead.",
 			type: 'warning',
 			location: 'outputPane',
 		});
