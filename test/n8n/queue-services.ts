@@ -1,7 +1,7 @@
 // Postgres and Redis for n8n's queue mode, as this machine's own processes on loopback ports: Debian's `postgresql`
-// and `redis-server`, installed on first use (as root, with apt-get) the way install.ts installs n8n. Nothing is
-// registered with the system: each server runs in the foreground of its own process group with its data in a folder
-// the caller chooses, and stop() ends it. Measured recipe: ../shared/n8n-runtime-facts.md, "Queue mode".
+// and `redis-server`, installed on first use with apt-get (as root, or through passwordless sudo as on GitHub's hosted
+// runners). Nothing is registered with the system: each server runs in the foreground of its own process group with
+// its data in a folder the caller chooses, and stop() ends it. Measured recipe: ../shared/n8n-runtime-facts.md, "Queue mode".
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,21 +40,37 @@ function postgresBinDir(): string | undefined {
 	return versions.length === 0 ? undefined : join(POSTGRES_ROOT, versions[0], 'bin');
 }
 
-/** Installs Debian's postgresql and redis-server if either is missing (needs root, as in CI); returns Postgres's bin folder. */
-export function ensureQueueServicesInstalled(): string {
-	let binDir = postgresBinDir();
-	if (binDir !== undefined && existsSync(REDIS_SERVER)) return binDir;
-	if (process.getuid?.() !== 0) {
+/**
+ * How to run apt-get here: directly as root, through `sudo -n` (never prompts) for a user with passwordless sudo,
+ * else undefined. `DEBIAN_FRONTEND` goes through `env` because sudo resets the environment.
+ */
+export function aptGet(): string[] | undefined {
+	const apt = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];
+	if (process.getuid?.() === 0) return apt;
+	const sudo = spawnSync('sudo', ['-n', 'true'], { encoding: 'utf8', timeout: 10_000 });
+	return sudo.status === 0 ? ['sudo', '-n', ...apt] : undefined;
+}
+
+/** Runs apt-get update and installs Debian's postgresql and redis-server (no-ops for what is installed already). */
+export function installQueueServices(): void {
+	const apt = aptGet();
+	if (apt === undefined) {
 		throw new Error(
 			'Queue mode needs PostgreSQL and Redis: install Debian\'s packages first (sudo apt-get install postgresql redis-server)',
 		);
 	}
-	process.stderr.write('[queue] installing Debian packages postgresql and redis-server (about a minute, once)\n');
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	process.stderr.write(`[queue] installing Debian packages postgresql and redis-server with ${apt[0]} (about a minute, once)\n`);
 	for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'postgresql', 'redis-server']]) {
-		const result = spawnSync('apt-get', args, { encoding: 'utf8', env, timeout: 10 * 60_000 });
+		const result = spawnSync(apt[0], [...apt.slice(1), ...args], { encoding: 'utf8', timeout: 10 * 60_000 });
 		if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed:\n${result.stderr.slice(-2_000)}`);
 	}
+}
+
+/** Installs Debian's postgresql and redis-server if either is missing; returns Postgres's bin folder. */
+export function ensureQueueServicesInstalled(): string {
+	let binDir = postgresBinDir();
+	if (binDir !== undefined && existsSync(REDIS_SERVER)) return binDir;
+	installQueueServices();
 	binDir = postgresBinDir();
 	if (binDir === undefined || !existsSync(REDIS_SERVER)) throw new Error('postgresql or redis-server missing after apt-get');
 	return binDir;
