@@ -110,24 +110,26 @@ function explainServiceError(
 				};
 			}
 			return {
-				message: `Not found: ${envelope.message}`,
+				message: `Not found: ${sentence(envelope.message)} Check the ID, or look it up again (Get Many).`,
 				description:
 					'Check the ID: it may have been deleted, or belong to another account than the API key. If every operation fails with 404, the Base URL is wrong: it must include /v1.',
 			};
 		case 'slot_unavailable':
 			return {
-				message: 'The requested start time is no longer free; no booking was made',
+				message:
+					'The requested start time is no longer free; no booking was made. Get the available slots again and offer another time.',
 				description: `Get the event type's available slots again and choose another start time. ${serviceSays}`,
 			};
 		case 'validation_failed':
 			return {
-				message: `The service rejected the request: ${describeValidationDetails(envelope)}`,
+				message: `The service rejected the request: ${sentence(describeValidationDetails(envelope))} Nothing was changed; correct these values and try again.`,
 				description:
 					'Correct the listed fields. The node checks documented limits before sending; this rule is one the service enforces beyond them.',
 			};
 		case 'event_type_inactive':
 			return {
-				message: 'The event type is inactive, so it cannot be booked or invited to',
+				message:
+					'The event type is inactive, so it cannot be booked or invited to; no booking was made. Choose an active event type.',
 				description: `Activate it in the app, or choose an active event type. ${serviceSays}`,
 			};
 		case 'idempotency_conflict':
@@ -137,13 +139,13 @@ function explainServiceError(
 			};
 		case 'booking_state_changed':
 			return {
-				message: `The booking changed while this request ran: ${envelope.message}`,
+				message: `The booking changed while this request ran: ${sentence(envelope.message)} Get the booking again to see its status before retrying.`,
 				description:
 					'Get the booking again to see its current status, then decide whether to retry.',
 			};
 		case 'duplicate_booking':
 			return {
-				message: `The service refused a duplicate booking: ${envelope.message}`,
+				message: `The service refused a duplicate booking: ${sentence(envelope.message)} A booking for this person and time probably exists; look it up with Get Many.`,
 				description:
 					'A booking for this person and time probably exists already; look it up with Booking → Get Many.',
 			};
@@ -154,6 +156,11 @@ function explainServiceError(
 				description: `Error code "${envelope.code}" (HTTP ${status}).`,
 			};
 	}
+}
+
+/** The service's text as a sentence, so the next step can follow it: an AI agent sees only the message. */
+function sentence(text: string): string {
+	return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
 }
 
 function serverFailure(status: number, code: string): ErrorText {

@@ -212,4 +212,29 @@ describe('Event Type → Get Available Slots', () => {
 		}
 		expect(result.items.Slots.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
 	});
+	it('Output → Local Times by Day: each day with its weekday, every time with its offset, the same instants', async () => {
+		// Europe/Berlin moves from +01:00 to +02:00 on Sunday 2026-03-29: Friday's and Monday's offsets differ.
+		const run = async (output: string) =>
+			(
+				await runWorkflow({
+					nodes: [getSlots('2026-03-27', '2026-03-30', { output })],
+					credentials: credentialsFor(sim),
+					timezone: 'Europe/Berlin',
+				})
+			).items.Slots[0].json;
+		const all = await run('oneItem');
+		const byDay = await run('byDay');
+		const days = byDay.days as Array<{ date: string; weekday: string; times: string[] }>;
+
+		expect(byDay).toMatchObject({ timeZone: 'Europe/Berlin', from: '2026-03-27', to: '2026-03-30', slotCount: all.slotCount });
+		expect(days.map(({ date, weekday }) => [date, weekday])).toEqual([
+			['2026-03-27', 'Friday'],
+			['2026-03-30', 'Monday'],
+		]);
+		expect(days[0].times[0]).toMatch(/^\d\d:\d\d\+01:00$/);
+		expect(days[1].times[0]).toMatch(/^\d\d:\d\d\+02:00$/);
+		const instants = days.flatMap(({ date, times }) => times.map((time) => Date.parse(`${date}T${time}`)));
+		expect(instants).toEqual((all.slots as string[]).map((slot) => Date.parse(slot)));
+		expect(JSON.stringify(byDay).length).toBeLessThan(JSON.stringify(all).length / 2);
+	});
 });

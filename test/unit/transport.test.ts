@@ -140,7 +140,10 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 			body: envelope('validation_failed', 'Invalid request.', details),
 		}));
 
-		expect(error.message).toBe(`The service rejected the request: ${listed}`);
+		// An AI agent sees only the message: it ends with what to do next.
+		expect(error.message).toBe(
+			`The service rejected the request: ${listed.replace(/\.?$/, '.')} Nothing was changed; correct these values and try again.`,
+		);
 		expect(error.httpCode).toBe('400');
 	});
 
@@ -164,7 +167,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 			{ message: '{"code":7}' },
 		]);
 		expect(error.message).toBe(
-			'The service rejected the request: booker.email: must be an email; url is not https; booker.name: too long; start; {"code":7}',
+			'The service rejected the request: booker.email: must be an email; url is not https; booker.name: too long; start; {"code":7}. Nothing was changed; correct these values and try again.',
 		);
 		expect(serviceErrorDetailsOf(error)).toEqual(error.context.serviceErrorDetails);
 	});
@@ -180,7 +183,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 	});
 
 	it.each([
-		['slot_unavailable', 409, /no longer free; no booking was made/],
+		['slot_unavailable', 409, /no longer free; no booking was made\. Get the available slots again and offer another time\.$/],
 		['event_type_inactive', 409, /event type is inactive/],
 		['idempotency_conflict', 409, /Idempotency Key was already used/],
 		['booking_state_changed', 409, /booking changed while this request ran/],
@@ -210,7 +213,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 		const html = await failureOf(() => ({ statusCode: 404, body: '<html>Not Found</html>' }));
 
 		expect(wrongBase.message).toMatch(/no GET \/me at this Base URL/);
-		expect(missing.message).toBe('Not found: Booking not found.');
+		expect(missing.message).toBe('Not found: Booking not found. Check the ID, or look it up again (Get Many).');
 		expect(html.description).toMatch(/Base URL is probably wrong/);
 	});
 

@@ -96,7 +96,7 @@ describe('ItemParameters', () => {
 
 	it('names the field and the item, and shows short values only', () => {
 		expect(() => read({ email: 'nope' }).requiredEmail('email', 'Booker Email')).toThrow(
-			'Booker Email must be an email address such as jane@example.com (got "nope") [item 2]',
+			'Booker Email must be an email address such as jane@example.com (got "nope"); nothing was sent; ask the customer for their email address again [item 2]',
 		);
 		expect(() =>
 			read({ notes: 'x'.repeat(3000) }).optionalString('notes', 'Notes', { max: 2000 }),

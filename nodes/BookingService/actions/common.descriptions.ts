@@ -79,19 +79,23 @@ export const timeZoneField: INodeProperties = {
 
 /**
  * The Options entry that overrides the node's one time-zone rule for an operation (see ItemParameters.dateTimeZone).
- * Its name is fixed: validation.ts reads it as TIME_ZONE_OPTION.
+ * Its name is fixed: validation.ts reads it as TIME_ZONE_OPTION. A plain text field, so that once added it is not
+ * shown red while empty: empty means the workflow's zone.
  */
 export const timeZoneOption: INodeProperties = {
-	...timeZoneField,
-	displayName: 'Time Zone Name or ID',
+	displayName: 'Time Zone',
+	name: 'timeZone',
+	type: 'string',
+	default: '',
+	placeholder: "e.g. Europe/Berlin (empty: the workflow's time zone)",
 	description:
-		'The IANA time zone in which dates and times without an offset are read and local times are shown. Not set: the workflow\'s time zone (Workflow Settings → Timezone). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		"The IANA time zone (such as Europe/Berlin or America/New_York) in which dates and times without an offset are read and local times are shown. Empty: the workflow's time zone (Workflow Settings → Timezone).",
 };
 
 /** Shown above the fields of every operation that reads dates: which zone a value without an offset means. */
 export const timeZoneNotice: INodeProperties = {
 	displayName:
-		"Dates and times without an offset (such as those the date picker gives) are read in the workflow's time zone, set in Workflow Settings, unless Options → Time Zone names another. The service receives UTC; the output shows UTC and local times.",
+		"Dates and times without an offset (such as those the date picker gives) are read in the workflow's time zone (Workflow Settings → Timezone), unless the Time Zone option names another. The service receives UTC; the output shows UTC and local times.",
 	name: 'timeZoneNotice',
 	type: 'notice',
 	default: '',

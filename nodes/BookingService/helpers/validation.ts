@@ -77,15 +77,18 @@ export class ItemParameters {
 		this.itemIndex = itemIndex;
 	}
 
-	/** The error for a bad parameter: it names the field and the item, and never echoes long values. */
-	invalid(label: string, problem: string, value?: unknown): NodeOperationError {
+	/**
+	 * The error for a bad parameter: it names the field and the item, and never echoes long values. `nextStep` is
+	 * for values that come from a person: an AI agent sees only this message, so it must say what to do.
+	 */
+	invalid(label: string, problem: string, value?: unknown, nextStep?: string): NodeOperationError {
 		const shown =
 			typeof value === 'string' && value !== '' && characterCount(value) <= 60
 				? ` (got "${value}")`
 				: '';
 		return new NodeOperationError(
 			this.context.getNode(),
-			`${label} ${problem}${shown} [item ${this.itemIndex}]`,
+			`${label} ${problem}${shown}${nextStep ? `; ${nextStep}` : ''} [item ${this.itemIndex}]`,
 			{
 				itemIndex: this.itemIndex,
 				description: `Parameter "${label}" of input item ${this.itemIndex} was checked before sending; nothing was sent for this item.`,
@@ -115,7 +118,12 @@ export class ItemParameters {
 	}
 
 	optionalEmail(name: string, label: string): string | undefined {
-		return this.checked(this.optionalString(name, label), label, emailProblem);
+		return this.checked(
+			this.optionalString(name, label),
+			label,
+			emailProblem,
+			'nothing was sent; ask the customer for their email address again',
+		);
 	}
 
 	requiredEmail(name: string, label: string): string {
@@ -252,10 +260,11 @@ export class ItemParameters {
 		text: string | undefined,
 		label: string,
 		problemOf: (text: string) => string | undefined,
+		nextStep?: string,
 	): string | undefined {
 		if (text === undefined) return undefined;
 		const problem = problemOf(text);
-		if (problem) throw this.invalid(label, problem, text);
+		if (problem) throw this.invalid(label, problem, text, nextStep);
 		return text;
 	}
 

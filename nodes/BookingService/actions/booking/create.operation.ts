@@ -37,7 +37,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		hint: 'Use a slot from Event Type → Get Available Slots, e.g. {{ $json.slots[0] }}',
 		description:
-			"When the booking starts. A value without Z or an offset (as the date picker gives) is read in the workflow's time zone, or in Options → Time Zone; the service receives UTC. Use a slot from Get Available Slots to be sure the time is free.",
+			"When the booking starts. A value without Z or an offset (as the date picker gives) is read in the workflow's time zone, or in the Time Zone option (under Options); the service receives UTC. Use a slot from Get Available Slots to be sure the time is free.",
 	},
 	{
 		displayName: 'Booker Name',

@@ -34,7 +34,7 @@ const dateTimeFilter = (
 	name,
 	type: 'dateTime',
 	default: '',
-	description: `${description} A value without Z or an offset is read in the workflow's time zone, or in Options → Time Zone`,
+	description: `${description} A value without Z or an offset is read in the workflow's time zone, or in the Time Zone option (under Options)`,
 });
 
 const properties: INodeProperties[] = [

@@ -36,7 +36,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		placeholder: 'e.g. 2026-03-02',
 		description:
-			"First day to look at (YYYY-MM-DD), included. Days run from midnight to midnight in the workflow's time zone, or in Options → Time Zone.",
+			"First day to look at (YYYY-MM-DD), included. Days run from midnight to midnight in the workflow's time zone, or in the Time Zone option (under Options).",
 	},
 	{
 		displayName: 'To',
@@ -64,6 +64,12 @@ const properties: INodeProperties[] = [
 				value: 'itemPerSlot',
 				description: 'Each free start time as its own item, e.g. to offer them in a form or a message',
 			},
+			{
+				name: 'Local Times by Day (Compact, for AI Agents)',
+				value: 'byDay',
+				description:
+					"One item with each day's free start times in the time zone, with the weekday and offset (09:00+01:00): about a third of the size. A day and a time together, e.g. 2026-03-02T09:00+01:00, are a Start that Create accepts.",
+			},
 		],
 	},
 	optionsCollection([
@@ -85,12 +91,15 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+const OUTPUTS = ['oneItem', 'itemPerSlot', 'byDay'] as const;
+type Output = (typeof OUTPUTS)[number];
+
 interface Input {
 	eventTypeId: string;
 	from: DayNumber;
 	to: DayNumber;
 	timeZone: string;
-	itemPerSlot: boolean;
+	output: Output;
 	failWhenCalendarBlocked: boolean;
 	timeoutMs: number | undefined;
 }
@@ -112,8 +121,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 		from,
 		to,
 		timeZone: parameters.dateTimeZone(),
-		itemPerSlot:
-			parameters.oneOf('output', 'Output', ['oneItem', 'itemPerSlot'], 'oneItem') === 'itemPerSlot',
+		output: parameters.oneOf('output', 'Output', OUTPUTS, 'oneItem'),
 		failWhenCalendarBlocked:
 			parameters.optionalBoolean(
 				'options.failWhenCalendarBlocked',
@@ -200,7 +208,17 @@ export async function execute(
 	}
 
 	const instants = [...slotInstants].sort((a, b) => a - b);
-	if (input.itemPerSlot) {
+	if (input.output === 'byDay') {
+		return {
+			timeZone: zone,
+			from: formatCalendarDate(input.from),
+			to: formatCalendarDate(input.to),
+			calendarBlocked,
+			slotCount: instants.length,
+			days: slotsByLocalDay(instants, zone),
+		};
+	}
+	if (input.output === 'itemPerSlot') {
 		return instants.map((instant) => ({
 			eventTypeId: input.eventTypeId,
 			slot: formatUtc(instant),
@@ -219,4 +237,28 @@ export async function execute(
 		slots: instants.map(formatUtc),
 		localSlots: instants.map((instant) => formatInZone(instant, zone)),
 	};
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/**
+ * Sorted slots grouped by their local day: `{ date, weekday, times: ['09:00+01:00', …] }`. The weekday is given
+ * because a model asked for "next Thursday" is bad at calendar arithmetic; each time keeps its offset, so a day and a
+ * time together name the exact instant even on a day the offset changes.
+ */
+function slotsByLocalDay(instants: number[], zone: string): IDataObject[] {
+	const days: Array<{ date: string; weekday: string; times: string[] }> = [];
+	for (const instant of instants) {
+		const local = formatInZone(instant, zone);
+		const date = local.slice(0, 10);
+		const clock = local.slice(11, 19);
+		const time = `${clock.endsWith(':00') ? clock.slice(0, 5) : clock}${local.slice(19)}`;
+		let day = days[days.length - 1];
+		if (day?.date !== date) {
+			day = { date, weekday: WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()], times: [] };
+			days.push(day);
+		}
+		day.times.push(time);
+	}
+	return days;
 }
