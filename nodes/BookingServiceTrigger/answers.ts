@@ -3,11 +3,12 @@
  * a replaced subscription, an acknowledgement without a run, or one execution for an event — dropping duplicates from
  * this process's memory.
  */
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import { readEventTypesFilter } from '../shared/descriptions';
+import { BookingStatesRun } from './bookingStates';
 import { InMemorySeenEvents } from './dedupe';
 import { toTriggerItem } from './delivery';
 import type { DeliveryEnvelope } from './delivery';
@@ -17,20 +18,18 @@ import { normaliseEventSelection } from './subscription';
 const TRIGGERS_DEDUPED_IN_MEMORY = 200;
 
 /**
- * Event ids (and booking states, see bookingStateKey) seen by this n8n process, per instance, workflow, node and URL
- * kind (production or test): what drops a delivery the service sends again, also when it arrives through the subscription
- * a key rotation replaced. Per process and lost on a restart (see runEvent for why not in static data). Bounded:
- * 1,000 entries for a day per trigger, for the 200 triggers used last.
+ * Event ids seen by this n8n process, per instance, workflow, node and URL kind (production or test): what drops a
+ * delivery the service sends again, also when it arrives through the subscription a key rotation replaced. Per
+ * process and lost on a restart (see runEvent for why not in static data). Bounded: 1,000 entries for a day per
+ * trigger, for the 200 triggers used last.
  */
 export const seenInThisProcess = new InMemorySeenEvents(TRIGGERS_DEDUPED_IN_MEMORY);
 
+/** The booking states each trigger ran, per the same scope: what refuses a replayed record (bookingStates.ts). */
+export const statesRun = new BookingStatesRun();
+
 export function dedupeScope(context: IWebhookFunctions): string {
 	return JSON.stringify([context.getInstanceId(), context.getWorkflow().id, context.getNode().id, context.getMode()]);
-}
-
-/** One booking state: an event reports exactly one, so two requests reporting the same one report the same event. */
-export function bookingStateKey(booking: IDataObject): string {
-	return `booking:${String(booking.id)}@${String(booking.updatedAt)}`;
 }
 
 function logContext(context: IWebhookFunctions) {
@@ -113,7 +112,7 @@ export function runEvent(
 		return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
 	}
 	// Remembered for requests checked against the service, which may carry the same booking state under another id.
-	seenInThisProcess.checkAndRemember(scope, bookingStateKey(envelope.data.booking), nowMs);
+	statesRun.record(scope, envelope.type, envelope.id, envelope.data.booking, !checkedAgainstService);
 
 	const options = triggerOptions(context);
 	const booking = localizeBooking(envelope.data.booking as Booking, options.nameLanguage ?? 'service');

@@ -8,9 +8,11 @@
  * the delivery reports is read with the current key, and the event runs only if the service holds exactly that
  * booking, in the state the event reports. What runs is the service's booking: no other field of the request.
  *
- * This proves the booking state, not the event id: a request that repeats a booking's current record exactly (from a
- * captured delivery) under a new id would pass. Hence each booking state runs once per process whatever the id, and
- * the check is used only where a signature cannot be checked at all.
+ * This proves the booking state, not the event: a request that repeats a booking's current record exactly (from a
+ * captured delivery, a read-only key) under a new id or another event kind would pass. Hence the record must fit the
+ * event kind (contradiction()), and what the trigger ran for the booking before decides the rest (bookingStates.ts):
+ * a state runs once per kind, a creation once per booking. The check is used only where a signature cannot be
+ * checked at all.
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
@@ -18,12 +20,12 @@ import { bookingServiceApiRequest } from '../shared/transport';
 import { isResourceId } from '../shared/resourceId';
 import {
 	acknowledgeWithoutRun,
-	bookingStateKey,
 	dedupeScope,
 	notWantedReason,
 	refuseDelivery,
 	runEvent,
 	seenInThisProcess,
+	statesRun,
 } from './answers';
 import { parseDeliveryEnvelope } from './delivery';
 import { hasFreshTimestamp } from './signature';
@@ -56,21 +58,44 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * A booking's `updatedAt` may trail its `createdAt` by this much and still count as unchanged since it was made: the
+ * contract does not say the two are written at the same instant.
+ */
+const SAME_INSTANT_MS = 1_000;
+
+/** How long after it was made the booking last changed, or undefined when the times are not readable. */
+function changedAfterMadeMs(booking: IDataObject): number | undefined {
+	const made = Date.parse(String(booking.createdAt));
+	const changed = Date.parse(String(booking.updatedAt));
+	return Number.isNaN(made) || Number.isNaN(changed) ? undefined : changed - made;
+}
+
+/**
  * Why the service's booking contradicts the event, or undefined when it confirms it: the request must carry the
- * booking exactly as the service holds it, in the status the event leaves it in. A booking changed again since the
+ * booking exactly as the service holds it, in the state the event leaves it in. A booking changed again since the
  * event cannot confirm it either, and is refused (its later change is an event of its own).
+ *
+ * The state must fit the kind (contract, Events and States): `booking.created` is the first confirmation, at creation
+ * or, for a paid event type, when the payment succeeds — so a booking changed after it was made and not paid online
+ * was rescheduled (or edited) since, and its record is not a creation. `booking.rescheduled` moves a booking, so one
+ * unchanged since it was made was not rescheduled. A kind this check does not know cannot be confirmed at all.
  */
 export function contradiction(eventType: string, posted: IDataObject, fetched: unknown): string | undefined {
 	if (typeof fetched !== 'object' || fetched === null) return 'the service returned no booking';
 	if (!sameJson(posted, fetched)) {
 		return "the booking in the request is not the service's booking as it is now (forged, or changed since the event)";
 	}
-	const status = (fetched as IDataObject).status;
+	const booking = fetched as IDataObject;
 	const expected = STATUS_AFTER_EVENT[eventType];
-	if (expected !== undefined && status !== expected) {
-		return `a ${eventType} event cannot leave a booking in status ${String(status)}`;
+	if (expected === undefined) return `an event of kind ${eventType} cannot be confirmed from a booking`;
+	if (booking.status !== expected) return `a ${eventType} event cannot leave a booking in status ${String(booking.status)}`;
+	const changedMs = changedAfterMadeMs(booking);
+	if (changedMs === undefined) return 'the booking carries no readable createdAt and updatedAt';
+	const paidOnline = (booking.payment as IDataObject | null | undefined)?.status === 'paid';
+	if (eventType === 'booking.created' && changedMs > SAME_INSTANT_MS && !paidOnline) {
+		return 'the booking changed after it was made without an online payment, so this record is not its creation (rescheduled or edited since)';
 	}
-	if (eventType === 'booking.rescheduled' && (fetched as IDataObject).updatedAt === (fetched as IDataObject).createdAt) {
+	if (eventType === 'booking.rescheduled' && changedMs <= 0) {
 		return 'a booking unchanged since it was made was not rescheduled';
 	}
 	return undefined;
@@ -120,8 +145,12 @@ export async function authenticateByApi(
 	}
 	const problem = contradiction(envelope.type, envelope.data.booking, fetched);
 	if (problem !== undefined) return refuseDelivery(context, `its signature cannot be checked, and ${problem}`);
-	if (seenInThisProcess.checkAndRemember(dedupeScope(context), bookingStateKey(envelope.data.booking), nowMs)) {
-		return acknowledgeWithoutRun(`booking ${bookingId} in this state was already received`);
+	// Judged and recorded (by runEvent) in one synchronous step, so of two requests for one state only one runs. A
+	// refused request records nothing: it cannot take the place of the service's own event.
+	const judged = statesRun.judge(dedupeScope(context), envelope.type, envelope.id, fetched as IDataObject);
+	if (judged.verdict === 'repeat') return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
+	if (judged.verdict === 'contradicted') {
+		return refuseDelivery(context, `its signature cannot be checked, and ${judged.reason}`);
 	}
 	context.logger.info(
 		`Booking Service Trigger could not check the signature of event ${envelope.id} (the API key changed) and confirmed it by reading booking ${bookingId} from the service.`,

@@ -72,10 +72,10 @@ function forgedBody(type: string, booking: unknown): string {
 }
 
 describe('red team, issue 19: the API-check path', () => {
-	// FINDING R19-1. README Security: a captured delivery replayed under a new event id "passes, at most once per
-	// booking state per process (the node drops a booking state it has already run)". The booking-state memory is the
-	// event-id memory (dedupe.ts: 24 hours, 1,000 entries), so a day later the same captured body runs again.
-	it.fails('FINDING (open): a captured genuine delivery replayed a day later (new event id, fresh t, no key) starts a second execution', async () => {
+	// R19-1, fixed. The booking-state memory was the event-id memory (24 hours), so a day later the same captured body
+	// ran again. Now each trigger remembers the state it last ran per booking, with no time limit (bookingStates.ts:
+	// the last 1,000 bookings per trigger, for the 200 triggers that ran last, until the process restarts).
+	it('FIXED (R19-1): a captured genuine delivery replayed a day later (new event id, fresh t, no key) is refused and starts nothing', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
 		await bookLate(newKey);
@@ -90,11 +90,11 @@ describe('red team, issue 19: the API-check path', () => {
 		expect({ status: answer.status, executions: trigger.executions.length }).toEqual({ status: 401, executions: 1 });
 	});
 
-	// FINDING R19-2. A rescheduled booking is `confirmed` like a created one, so its record posted as booking.created
-	// passes contradiction() (apiCheck.ts:69-75; only rescheduled is checked against updatedAt). The run records the
-	// booking state, and the service's genuine booking.rescheduled is then dropped as "already received"
-	// (answers.ts:116, apiCheck.ts:123-124): a forged event runs, the genuine one never does.
-	it.fails('FINDING (open): a rescheduled booking posted as booking.created runs as a creation, and the genuine reschedule is dropped', async () => {
+	// R19-2, fixed. A rescheduled booking is `confirmed` like a created one, so its record posted as booking.created
+	// passed the status check, ran as a creation, and the genuine booking.rescheduled was then dropped as "already
+	// received". Now a free booking changed after it was made cannot be a creation (apiCheck.ts, contradiction), and a
+	// refused request records nothing, so the service's own event runs.
+	it('FIXED (R19-2): a rescheduled booking posted as booking.created is refused, and the genuine reschedule runs', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
 		const bookingId = await bookLate(newKey);
