@@ -20,6 +20,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isResourceId } from '../shared/resourceId';
+import { retireDrainForRoom } from './accountRoom';
 import { openSecret, sealSecret } from './secretBox';
 import { drain, isDraining, keepLeftovers, retire } from './retirement';
 import {
@@ -32,7 +33,7 @@ import {
 	ownerOf,
 } from './serviceAccess';
 import type { Context, CurrentCredential } from './serviceAccess';
-import { explainSubscribeFailure } from './subscribeFailure';
+import { explainSubscribeFailure, isSubscriptionLimit } from './subscribeFailure';
 import {
 	forgetSubscription,
 	isTestSubscription,
@@ -47,7 +48,10 @@ import {
 } from './subscription';
 import type { Owner, StoredSubscription } from './subscription';
 
-/** Per request: checkExists ≤ 5 s, create ≤ 4 s (account and leftovers, in parallel) + 10 s, delete ≤ 10 s. */
+/**
+ * Per request: checkExists ≤ 5 s, create ≤ 4 s (account and leftovers, in parallel) + 10 s (with a full account, up
+ * to two rounds more of a 4 s DELETE and the POST), delete ≤ 10 s.
+ */
 const REPLACE_TIMEOUT_MS = 5_000;
 const SUBSCRIBE_TIMEOUT_MS = 10_000;
 const DEACTIVATE_TIMEOUT_MS = 10_000;
@@ -139,6 +143,42 @@ async function retireLeftovers(
 	);
 }
 
+type CreatedSubscription = { id?: unknown; secret?: unknown; createdAt?: unknown };
+
+/** Room made for one activation at most this often: each round is a DELETE and another POST. */
+const MAX_ROOM_ROUNDS = 2;
+
+/**
+ * POST /webhooks; when the account is full, a draining subscription is deleted early and the POST tried again
+ * (accountRoom.ts), so a key rotation never leaves a trigger without a subscription.
+ */
+async function createSubscription(
+	context: Context,
+	body: { url: string; events: string[]; description: string },
+	nodeData: IDataObject,
+	credential: CurrentCredential,
+	owner: Owner,
+): Promise<{ created: CreatedSubscription | undefined } | { failure: unknown }> {
+	for (let round = 0; ; round++) {
+		try {
+			const created = await lifecycleRequest<CreatedSubscription | undefined>(context, {
+				method: 'POST',
+				path: '/webhooks',
+				body,
+				scope: 'webhooks:manage',
+				timeoutMs: SUBSCRIBE_TIMEOUT_MS,
+			});
+			return { created };
+		} catch (failure) {
+			const retry =
+				round < MAX_ROOM_ROUNDS &&
+				isSubscriptionLimit(failure) &&
+				(await retireDrainForRoom(context, nodeData, credential, owner, Date.now())) !== undefined;
+			if (!retry) return { failure };
+		}
+	}
+}
+
 export async function subscribe(this: Context): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
 	const webhookUrl = this.getNodeWebhookUrl('default');
@@ -156,16 +196,9 @@ export async function subscribe(this: Context): Promise<boolean> {
 	const [accountId] = await Promise.all([credential.account(), retireLeftovers(this, nodeData, credential, owner)]);
 
 	const description = subscriptionDescription(this.getWorkflow(), this.getNode(), isTestSubscription(this), new Date());
-	let created: { id?: unknown; secret?: unknown; createdAt?: unknown } | undefined;
-	try {
-		created = await lifecycleRequest(this, {
-			method: 'POST',
-			path: '/webhooks',
-			body: { url: webhookUrl, events, description },
-			scope: 'webhooks:manage',
-			timeoutMs: SUBSCRIBE_TIMEOUT_MS,
-		});
-	} catch (error) {
+	const attempt = await createSubscription(this, { url: webhookUrl, events, description }, nodeData, credential, owner);
+	if ('failure' in attempt) {
+		const error = attempt.failure;
 		if ((error as { httpCode?: unknown }).httpCode === null) {
 			// No answer: the service may have made the subscription all the same, and nothing can find it (the contract
 			// shows no way to list subscriptions). Its description makes it recognisable in the app.
@@ -176,6 +209,7 @@ export async function subscribe(this: Context): Promise<boolean> {
 		}
 		throw explainSubscribeFailure(this.getNode(), error, webhookUrl);
 	}
+	const { created } = attempt;
 
 	if (!isResourceId(created?.id) || typeof created.secret !== 'string' || created.secret === '') {
 		// Without both there is nothing to verify deliveries with; do not leave a half-made subscription.

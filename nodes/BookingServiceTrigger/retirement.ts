@@ -11,6 +11,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { setAsNewest } from '../shared/setAsNewest';
 import { openSecret, sealSecret } from './secretBox';
 import { unsealedSecrets } from './secretCache';
 import { bindingOf, deleteOnService, logContext } from './serviceAccess';
@@ -23,6 +24,17 @@ import type { AccountRef, LeftoverSubscription, Owner, StoredSubscription } from
  * but a subscription is disabled only after failures spanning three days, so the service retries for at least that.
  */
 export const DRAIN_MS = 3 * 24 * 60 * 60 * 1000;
+
+/**
+ * Draining subscriptions this process made, of every trigger: when an account is full, an activation may retire
+ * another trigger's drain early (accountRoom.ts). Bounded; a record of one deleted meanwhile only costs a DELETE's 404.
+ */
+export interface KnownDrain extends AccountRef {
+	id: string;
+	drainUntil: string;
+}
+export const drainsInThisProcess = new Map<string, KnownDrain>();
+const DRAINS_REMEMBERED = 1_000;
 
 const DELETE_IN_APP = 'Delete it in the Booking Service app of that account (Settings → API keys and webhooks).';
 
@@ -89,6 +101,8 @@ export function drain(
 	const binding = bindingOf(owner);
 	const known = unsealedSecrets.get(binding, stored.sealedSecret);
 	const drainUntil = new Date(nowMs + DRAIN_MS).toISOString();
+	const { id, baseUrl, accountId } = stored;
+	setAsNewest(drainsInThisProcess, id, { id, baseUrl, accountId, drainUntil }, DRAINS_REMEMBERED);
 	keepLeftovers(context, nodeData, owner, [
 		{
 			...asLeftover(stored),
@@ -140,6 +154,7 @@ export async function retire(
 		return;
 	}
 	const result = await deleteOnService(context, record.id, timeoutMs);
+	if (result.outcome === 'deleted') drainsInThisProcess.delete(record.id);
 	if (result.outcome === 'failed') {
 		keepLeftovers(context, nodeData, owner, [asLeftover(record)]);
 		context.logger.warn(

@@ -60,6 +60,24 @@ const URL_GUIDANCE = [
 	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
 ].join(' ');
 
+/**
+ * Whether a failed POST /webhooks was refused for the account's subscription limit. The contract does not name the
+ * error code, so a 4xx other than the authentication, permission, not-found and rate-limit ones whose message speaks
+ * of a subscription limit counts.
+ */
+export function isSubscriptionLimit(error: unknown): boolean {
+	const { message, httpCode } = error as { message?: unknown; httpCode?: unknown };
+	return (
+		typeof httpCode === 'string' &&
+		httpCode.startsWith('4') &&
+		!['401', '403', '404', '429'].includes(httpCode) &&
+		typeof message === 'string' &&
+		/subscriptions?\b.*\b(limit|maximum|at most|too many|25)\b|\b(limit|maximum|at most|too many)\b.*\bsubscriptions?/i.test(
+			message,
+		)
+	);
+}
+
 /** Whether a field name from validation details is the body's `url` (also as `body.url` or `url[0]`). */
 function namesUrlField(field: string): boolean {
 	return field.split(/[.[\]]/).some((segment) => segment.toLowerCase() === 'url');
@@ -96,14 +114,7 @@ export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl:
 		});
 	}
 
-	const limitReached =
-		httpCode !== undefined &&
-		httpCode.startsWith('4') &&
-		!['401', '403', '404', '429'].includes(httpCode) &&
-		/subscriptions?\b.*\b(limit|maximum|at most|too many|25)\b|\b(limit|maximum|at most|too many)\b.*\bsubscriptions?/i.test(
-			serviceMessage,
-		);
-	if (limitReached) {
+	if (isSubscriptionLimit(error)) {
 		return subscribeError(node, httpCode, {
 			message: `The Booking Service account already has the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions`,
 			description: `Delete subscriptions you no longer need in the app (Settings → API keys and webhooks), then activate the workflow again. Every active workflow with this trigger uses one subscription, and so does each test run of the trigger while it listens. (${serviceMessage})`,

@@ -6,9 +6,14 @@ import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
 import { api, bookIntroCalls, laterFreeStart } from './support.ts';
+import { drainsInThisProcess } from '../../nodes/BookingServiceTrigger/retirement.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 let trigger: TriggerHarness;
+
+// The simulator's reset gives out the same subscription ids again, which a real service never does: a drain this
+// process remembers from an earlier test could name a live subscription of the next (accountRoom.ts).
+beforeEach(() => drainsInThisProcess.clear());
 
 beforeEach(async () => {
 	trigger = await startTriggerHarness({

@@ -171,12 +171,11 @@ describe('red team, issue 19: budget for unverified work', () => {
 });
 
 describe('red team, issue 19: the account limit during a drain', () => {
-	// FINDING R19-4. A rotation keeps every old subscription for three days (lifecycle.ts:99-100, retirement.ts:83-107)
-	// and only then deletes it, but the account holds at most 25 (contract, Limits). With more than 12 triggers on the
-	// account, re-activating them after a rotation (n8n 1.x restart, or publishing each on 2.x) runs out of room: the
-	// 13th activation fails with "maximum of 25 webhook subscriptions", so n8n marks that workflow inactive and its
-	// events are lost. Before the drain (delete, then subscribe) every one of them re-activated.
-	it.fails('FINDING (open): 13 triggers on one account: after a key rotation the 13th cannot be re-activated (account limit 25)', async () => {
+	// R19-4, fixed. A rotation keeps every old subscription draining for three days, and the account holds at most 25
+	// (contract, Limits): with more than 12 triggers the 13th re-activation after a rotation was refused, and n8n left
+	// that workflow inactive. Now a refusal for the limit deletes a draining subscription early (accountRoom.ts) and
+	// subscribes again.
+	it('FIXED (R19-4): 13 triggers on one account: after a key rotation every one re-activates, and events run once each', async () => {
 		const triggers: TriggerHarness[] = [];
 		for (let index = 0; index < 13; index++) triggers.push(await activeTrigger());
 		expect(sim.control.webhooks()).toHaveLength(13);
@@ -194,6 +193,16 @@ describe('red team, issue 19: the account limit during a drain', () => {
 		}
 
 		expect(outcomes).toEqual(Array(13).fill(JSON.stringify({ created: true })));
+		// 13 new subscriptions, and 12 drains: the 13th trigger's own drain was deleted to make room.
+		const ids = new Set(sim.control.webhooks().map((subscription) => subscription.id));
+		expect(ids.size).toBe(25);
+		for (const trigger of triggers) {
+			expect(ids.has((trigger.nodeStaticData.subscription as { id: string }).id)).toBe(true);
+		}
+		expect(triggers[12].logs.some((line) => line.message.includes('deleted early to make room'))).toBe(true);
+		await bookLate(key);
+		await sim.control.drainDeliveries();
+		expect(triggers.map((trigger) => trigger.executions.length)).toEqual(Array(13).fill(1));
 	}, 60_000);
 });
 

@@ -1,0 +1,97 @@
+/**
+ * Making room under the account's limit of 25 subscriptions when an activation's POST /webhooks is refused for it.
+ *
+ * After a key rotation every trigger's old subscription drains for three days (retirement.ts) and still counts
+ * against the 25, so with 13 or more triggers on one account the later re-activations would find the account full,
+ * and n8n would leave those workflows inactive: every later event lost. Instead a draining subscription is deleted
+ * early, the one whose drain ends first: this trigger's own, then one another trigger of this n8n process drains in
+ * the same account (known from this process's memory: after a restart only the trigger's own). What that costs: the
+ * service's pending retries on the deleted subscription — events made before its replacement that had not been
+ * answered yet — are lost with it. A live subscription is never touched, nor a drain in another account.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { drainsInThisProcess, isDraining } from './retirement';
+import { isAlreadyGone } from '../shared/serviceErrors';
+import { BACKGROUND_TIMEOUT_MS, lifecycleRequest, logContext } from './serviceAccess';
+import type { Context, CurrentCredential } from './serviceAccess';
+import { readLeftoverSubscriptions, storeLeftoverSubscriptions } from './subscription';
+import type { AccountRef, Owner } from './subscription';
+
+/**
+ * n8n waits for the activation, so one refusal costs a few DELETEs (4 s each at most): up to MAX_CANDIDATES, of which
+ * at most MAX_FAILED_DELETES may fail. An "already gone" answer (a drain deleted in the app or by its own trigger
+ * meanwhile) frees nothing, so the next is tried.
+ */
+const MAX_CANDIDATES = 6;
+const MAX_FAILED_DELETES = 2;
+
+interface Candidate extends AccountRef {
+	id: string;
+	drainUntil: string;
+	own: boolean;
+}
+
+function byDrainEnd(a: Candidate, b: Candidate): number {
+	return Date.parse(a.drainUntil) - Date.parse(b.drainUntil);
+}
+
+/**
+ * Deletes one draining subscription of the credential's account to make room; returns its id, or undefined when
+ * there was none to delete (or no DELETE succeeded).
+ */
+export async function retireDrainForRoom(
+	context: Context,
+	nodeData: IDataObject,
+	credential: CurrentCredential,
+	owner: Owner,
+	nowMs: number,
+): Promise<string | undefined> {
+	const accountId = await credential.account();
+	if (accountId === undefined) return undefined; // without it no drain is known to live in this account
+	const inAccount = (record: AccountRef) => record.baseUrl === credential.baseUrl && record.accountId === accountId;
+	const own: Candidate[] = readLeftoverSubscriptions(nodeData, owner)
+		.filter((leftover) => isDraining(leftover, nowMs) && inAccount(leftover))
+		.map((leftover) => ({ ...leftover, drainUntil: leftover.drainUntil!, own: true }));
+	const ownIds = new Set(own.map((candidate) => candidate.id));
+	const others: Candidate[] = [...drainsInThisProcess.values()]
+		.filter((drain) => !ownIds.has(drain.id) && Date.parse(drain.drainUntil) > nowMs && inAccount(drain))
+		.map((drain) => ({ ...drain, own: false }));
+
+	let failures = 0;
+	const candidates = [...own.sort(byDrainEnd), ...others.sort(byDrainEnd)].slice(0, MAX_CANDIDATES);
+	for (const candidate of candidates) {
+		if (failures >= MAX_FAILED_DELETES) break;
+		let outcome: 'deleted' | 'gone' | 'failed';
+		try {
+			await lifecycleRequest(context, {
+				method: 'DELETE',
+				path: `/webhooks/${candidate.id}`,
+				scope: 'webhooks:manage',
+				timeoutMs: BACKGROUND_TIMEOUT_MS,
+			});
+			outcome = 'deleted';
+		} catch (error) {
+			outcome = isAlreadyGone(error) ? 'gone' : 'failed';
+		}
+		if (outcome === 'failed') {
+			failures += 1;
+			continue;
+		}
+		drainsInThisProcess.delete(candidate.id);
+		if (candidate.own) {
+			storeLeftoverSubscriptions(
+				nodeData,
+				readLeftoverSubscriptions(nodeData, owner).filter((leftover) => leftover.id !== candidate.id),
+			);
+		}
+		// Already gone (deleted in the app, or by its own trigger meanwhile) made no room: one quick answer, try the next.
+		if (outcome === 'gone') continue;
+		context.logger.warn(
+			`Booking Service Trigger: the account holds the maximum of webhook subscriptions, so ${candidate.own ? "this trigger's" : "another trigger's"} old subscription ${candidate.id}, draining since a key rotation until ${candidate.drainUntil}, was deleted early to make room. The service's pending retries of events made before its replacement are lost with it.`,
+			logContext(context),
+		);
+		return candidate.id;
+	}
+	return undefined;
+}
