@@ -1,10 +1,7 @@
 /**
- * Where a new trigger starts, in the service's own time, and what it needs to know from the start so that the first
- * changes it sees are told right:
- * - the bookings changed within the overlap before the newest change: the first poll asks from there, and none of
- *   them is a change made after activation (no flood of history);
- * - bookings held or awaiting payment: their confirmation later is a booking created, as with webhooks;
- * - upcoming bookings: a later move of any of them is a reschedule, with the times it had.
+ * Where a new trigger starts (in the service's time) and what it must know then to tell its first changes right:
+ * the overlap before the newest change (no flood of history), held and awaiting-payment bookings (a later
+ * confirmation is a booking created) and upcoming ones (a later move is a reschedule, with the times it had).
  */
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -31,10 +28,8 @@ export async function listBookings(context: IPollFunctions, qs: IDataObject, lim
 const newestChange = async (context: IPollFunctions) => (await listBookings(context, { sort: '-updatedAt' }, 1))[0];
 
 /**
- * The state of a trigger with no position yet: from now, or from Options → Start From (a first sync). Upcoming and
- * in-flight bookings are read *before* the position is taken, so the state remembered of each is one it had before
- * the trigger started: a change made while activation runs is after the position, and is reported — a reschedule with
- * its previous times, a payment as created.
+ * The state of a trigger with no position yet: from now, or from Start From (a first sync). Upcoming and in-flight
+ * bookings are read *before* the position is taken, so a change made while activation runs is reported.
  */
 export async function startingState(context: IPollFunctions, startFrom: unknown): Promise<PollState> {
 	let startFromIso: string | undefined;
@@ -46,7 +41,6 @@ export async function startingState(context: IPollFunctions, startFrom: unknown)
 		startFromIso = new Date(instant).toISOString();
 	}
 
-	// Upcoming by the service's clock where it shows (its newest change), else n8n's.
 	const newestBefore = startFromIso === undefined ? await newestChange(context) : undefined;
 	const serviceNowMs = Math.min(Date.now(), time(newestBefore?.updatedAt) || Date.now());
 	const upcoming = await listBookings(

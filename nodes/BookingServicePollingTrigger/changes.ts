@@ -1,14 +1,8 @@
 /**
- * Turns the bookings `GET /bookings?updatedSince=…` returns into booking events, each change once. Pure: the state
- * goes in and comes out, so every transition, the overlap and a restart can be tested with plain data.
- *
- * How it stays exact without trusting any clock but the service's:
- * - The cursor is the newest `updatedAt` the service has shown. Each scan asks from the cursor minus OVERLAP_MS, so
- *   a change committed a little late, a clock a little behind, or an `updatedSince` that turns out to be exclusive
- *   is still seen.
- * - A change is recognised by what the booking shows — status, start, end and updatedAt — against the last state
- *   remembered of it (known.ts), never by the timestamp alone: two changes in the same second, or one stamped
- *   earlier than the last, are both changes. The same state seen again (the overlap, a repeated page) is not.
+ * Turns what `GET /bookings?updatedSince=…` returns into booking events, each change once; pure (state in, state
+ * out). The cursor is the newest `updatedAt` the service has shown, asked from minus OVERLAP_MS so a late commit or
+ * an exclusive `updatedSince` is still seen; a change is recognised by status, start, end and updatedAt against the
+ * state remembered of the booking (known.ts), never by the timestamp alone, so a state seen again is not a change.
  */
 import { createHash } from 'crypto';
 

@@ -1,10 +1,8 @@
 /**
- * What the polling trigger remembers of each booking: its last state seen (status, start, end, updatedAt), kept in
- * the node's static data as one short string per booking, and which of those states are kept when the record is
- * trimmed. A booking's next change is told by comparing with this state, so what must be kept is what a later change
- * could need: bookings in flight (to see a payment confirm them: created), upcoming bookings (to see one move:
- * rescheduled, with its previous times), every booking changed inside the overlap (so the overlap never reports a
- * change twice), and the most recently changed of the rest.
+ * The last state seen of each booking (status, start, end, updatedAt), one short string per booking in static data,
+ * and what a trim keeps: what a later change needs — in-flight bookings (a payment makes them created), upcoming ones
+ * (a move is a reschedule with previous times), all changed inside the overlap (never reported twice), then the
+ * most recently changed.
  */
 
 /** How far each poll reaches back before the newest change seen. */

@@ -1,11 +1,8 @@
 /**
- * n8n starts a poll on every tick of the schedule without waiting for the previous one, on the same static data: a
- * poll that outlives the interval (a slow service, a Retry-After, a backlog) would run beside the next and both would
- * report the same changes. One poll per trigger at a time in this process; a tick that finds its trigger still
- * polling does nothing, and the running poll's progress is what the next tick continues from.
- *
- * In-process only: in queue mode and multi-main setups n8n runs a workflow's polls on one main process (the leader),
- * so this covers them, except for the moment leadership moves while a poll is still running on the old leader.
+ * n8n starts a poll on every tick without waiting for the previous one, on the same static data, so a slow poll would
+ * run beside the next and both would report the same changes: one poll per trigger at a time, a tick that finds it
+ * still running does nothing. In-process only: n8n runs a workflow's polls on one main (the leader), so this covers
+ * queue mode and multi-main except while leadership moves during a poll.
  */
 const polling = new Set<string>();
 

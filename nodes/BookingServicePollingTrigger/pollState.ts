@@ -1,11 +1,7 @@
 /**
- * The polling trigger's position in the node's static data, bound to the workflow and node that own it: a copy of the
- * workflow (static data travels with exports and the public API) starts watching from its own activation instead of
- * continuing the original's position.
- *
- * n8n saves static data only after a poll that emitted items. A quiet poll's progress is therefore lost on a restart,
- * and the next poll asks again from the last saved position: what the quiet polls handled emitted nothing, so asking
- * again emits nothing again (the changes it holds are recognised or still not wanted), and nothing is lost.
+ * The polling trigger's position in static data, bound to the workflow and node that own it, so a copy (static data
+ * travels with exports) starts from its own activation. n8n saves static data only after a poll that emitted items; a
+ * quiet poll's lost progress costs nothing, since asking again from the saved position emits nothing again.
  */
 import type { IDataObject } from 'n8n-workflow';
 

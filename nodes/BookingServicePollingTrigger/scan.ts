@@ -1,19 +1,14 @@
 /**
  * One poll's reading of `GET /bookings?updatedSince=…&sort=-updatedAt`, bounded, resumable, oldest change first.
+ * The service lists newest first, so a backlog larger than CHUNK_PAGES pages is scanned in chunks: discovery walks to
+ * the last page keeping only each chunk's start cursor, then chunks are reported oldest first, at most
+ * MAX_CHANGES_PER_POLL per poll. Progress stays in the scan, so a poll stopped part-way (a long Retry-After, the page
+ * budget, a timeout) is continued by the next, and memory stays at one chunk whatever the backlog.
  *
- * The service lists newest first, so the oldest changes are on the last page. A backlog that fits CHUNK_PAGES pages
- * is read and reported in one go. A larger one is scanned in chunks of CHUNK_PAGES pages: the scan first walks to the
- * last page remembering only the page cursor where each chunk starts (discovery), then reports the chunks from the
- * oldest, re-reading each from its cursor, at most MAX_CHANGES_PER_POLL changes per poll. Everything a poll finished
- * (every page cursor passed, chunks reported) stays in the scan, so a poll stopped part-way — a 429 with a long Retry-After, the
- * page budget, a timeout — is continued by the next one instead of starting over, and memory stays flat whatever the
- * backlog: one chunk and one poll's events.
- *
- * Chunks are told apart by what was reported: `floor` is the newest change among the chunks already reported and
- * `edge` the bookings listed first in the last of them; re-reading a chunk stops below the floor or at the edge. `top`
- * is the newest change when the scan began; later ones wait for the next scan. A booking that changes during the scan
- * leaves its place in the listing for the top, so it is reported once, by the next scan. A stored cursor the service
- * no longer accepts sends the scan back to discovery, which stops at the floor: nothing is reported twice.
+ * Chunks are told apart by what was reported: `floor` is the newest change already reported and `edge` the bookings
+ * listed first in the last chunk; a re-read stops below the floor or at the edge. `top` is the newest change when the
+ * scan began (a booking changed during it moves above the top and is reported once, by the next scan). A cursor the
+ * service no longer takes sends the scan back to discovery, which stops at the floor: nothing is reported twice.
  */
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
