@@ -10,14 +10,16 @@
  *    unsealed it), the event is checked against the service instead (apiCheck.ts).
  * 5. Anything else is refused with the one uniform 401.
  *
- * Secrets are opened with at most one credential read per request, and that read is paid for from the process-wide
- * budget for unverified requests (unverifiedBudget.ts). webhook() never writes static data (see answers.ts).
+ * Secrets are opened with at most one credential read per request, and that read is paid for from the budget for
+ * unverified requests (unverifiedBudget.ts: the trigger's share and the process's bucket). A secret once opened
+ * stays in memory, so that read happens once per trigger, not once per request. webhook() never writes static data
+ * (see answers.ts).
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
 import { setAsNewest } from '../shared/setAsNewest';
-import { acknowledgeWithoutRun, answerGone, refuseDelivery, runEvent } from './answers';
+import { acknowledgeWithoutRun, answerGone, dedupeScope, refuseDelivery, runEvent } from './answers';
 import { authenticateByApi } from './apiCheck';
 import { parseDeliveryEnvelope } from './delivery';
 import { hasDrained, isDraining } from './retirement';
@@ -41,8 +43,11 @@ const DELETIONS_REMEMBERED = 1_000;
 type OpenedSecret = { secret: string } | { unreadable: true } | { busy: true };
 
 /**
- * Opens sealed secrets for one request: from memory when a verified delivery unsealed them before, otherwise with the
- * credential's API key, read at most once for the request and only if the budget for unverified work allows.
+ * Opens sealed secrets for one request: from memory when any request opened them before, otherwise with the
+ * credential's API key, read at most once for the request and only if the budget for unverified work allows. An
+ * opened secret is kept whether or not this request verifies: the sealed values come from the workflow's static data,
+ * which a sender cannot add to, so the entries are bounded by the active triggers, and a flood at one trigger costs
+ * one read instead of starving its genuine deliveries of the budget.
  */
 class RequestSecrets {
 	readonly #context: IWebhookFunctions;
@@ -63,18 +68,16 @@ class RequestSecrets {
 		const apiKey = await (this.#apiKey ??= this.#readApiKey());
 		if (apiKey === undefined) return { busy: true };
 		const secret = openSecret(sealedSecret, apiKey, this.#binding);
-		if (secret !== undefined) return { secret };
+		if (secret !== undefined) {
+			unsealedSecrets.remember(this.#binding, sealedSecret, secret);
+			return { secret };
+		}
 		unsealedSecrets.rememberUnreadable(this.#binding, sealedSecret, this.#nowMs);
 		return { unreadable: true };
 	}
 
-	/** Only a secret that verified a delivery is kept in memory, so failed requests cannot push others out. */
-	remember(sealedSecret: string, secret: string): void {
-		unsealedSecrets.remember(this.#binding, sealedSecret, secret);
-	}
-
 	async #readApiKey(): Promise<string | undefined> {
-		if (!unverifiedWork.take(this.#nowMs)) return undefined;
+		if (!unverifiedWork.take(dedupeScope(this.#context), this.#nowMs)) return undefined;
 		try {
 			const credential = await this.#context.getCredentials<{ apiKey?: unknown }>(BOOKING_SERVICE_CREDENTIAL_TYPE);
 			return typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
@@ -155,7 +158,6 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 		if ('secret' in opened) {
 			const verdict = verifyDeliverySignature(rawBody, header, opened.secret, nowSeconds);
 			if (verdict.valid) {
-				secrets.remember(stored.sealedSecret, opened.secret);
 				const envelope = parseDeliveryEnvelope(rawBody);
 				// Signed by the service but not an event we understand: acknowledge, or it would be retried for days.
 				if ('problem' in envelope) return acknowledgeWithoutRun(envelope.problem);
@@ -175,7 +177,6 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 		const opened = await secrets.open(leftover.sealedSecret);
 		if ('secret' in opened) {
 			if (!verifyDeliverySignature(rawBody, header, opened.secret, nowSeconds).valid) continue;
-			secrets.remember(leftover.sealedSecret, opened.secret);
 			// webhook() writes no static data: after a 410 the next activation's DELETE finds it gone and drops it.
 			return answerReplaced(context, leftover, rawBody, nowMs);
 		}

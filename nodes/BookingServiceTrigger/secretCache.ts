@@ -8,9 +8,10 @@
  * current subscription: it opens the secret with the credential's current API key, so a changed key still leads to a
  * new subscription. Until then, deliveries are verified with the secret the service actually signs them with.
  *
- * The webhook side adds a secret only after a delivery verified with it, so requests that fail verification cannot
- * push the secrets of genuinely used triggers out. Bounded to the triggers that received verified deliveries last.
- * Secrets stay in this Map: nothing here logs or returns them other than to the caller that asks with the sealed value.
+ * The webhook side adds a secret as soon as it opens one (receive.ts). Only sealed values from the workflows' static
+ * data can open, which no sender can add to, so the entries are bounded by the active triggers (each with its
+ * current subscription and at most a few it replaced), and forged requests cannot push genuine secrets out unless
+ * more triggers are active than this holds. Secrets stay in this Map: nothing here logs or returns them other than to the caller that asks with the sealed value.
  */
 import type { SecretBinding } from './secretBox';
 import { setAsNewest } from '../shared/setAsNewest';
@@ -68,8 +69,8 @@ function cacheKey({ workflowId, nodeId }: SecretBinding, sealedSecret: string): 
 	return JSON.stringify([workflowId, nodeId, sealedSecret]);
 }
 
-/** How many triggers this process keeps secrets for, the ones that received verified deliveries last. */
-export const SECRETS_KEPT_IN_MEMORY = 1_000;
+/** How many secrets this process keeps, the ones used last: far more than the subscriptions of any real n8n. */
+export const SECRETS_KEPT_IN_MEMORY = 5_000;
 
 /**
  * This process's one cache: `webhook()` fills it, and activation reads it to recover the secret of a subscription

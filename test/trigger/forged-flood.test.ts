@@ -1,7 +1,8 @@
 // What forged requests cost when many triggers are active: 500 active triggers (20 accounts of 25 subscriptions, the
 // contract's limit), 10,000 forged requests with well-formed signature headers spread over all of them. Every one is
 // refused and starts nothing; the credential reads they cause stay within the process-wide budget for unverified
-// work (burst + rate × elapsed time), however many triggers there are; the in-memory stores stay bounded; and
+// work (burst + rate × elapsed time), however many triggers there are, and at one per trigger (an opened secret stays
+// in memory); the in-memory stores stay bounded; and
 // triggers that had verified a genuine delivery before the flood still verify the next without reading anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
@@ -55,6 +56,7 @@ describe('forged requests against 500 active triggers', () => {
 		expect(genuine.map((trigger) => trigger.executions.length)).toEqual(Array(TRIGGERS_PER_ACCOUNT).fill(1));
 
 		const readsBefore = totalReads();
+		const readsPerTriggerBefore = triggers.map((trigger) => trigger.credentialReads);
 		const started = Date.now();
 		const statuses = new Map<number, number>();
 		let next = 0;
@@ -80,6 +82,8 @@ describe('forged requests against 500 active triggers', () => {
 		expect(triggers.slice(TRIGGERS_PER_ACCOUNT).every((trigger) => trigger.executions.length === 0)).toBe(true);
 		expect(genuine.every((trigger) => trigger.executions.length === 1)).toBe(true);
 		expect(reads).toBeLessThanOrEqual(bound);
+		// A secret once opened stays in memory: the flood cost each trigger one credential read at most, not one per request.
+		expect(Math.max(...triggers.map((trigger, index) => trigger.credentialReads - readsPerTriggerBefore[index]))).toBe(1);
 		expect(unsealedSecrets.size.secrets).toBeLessThanOrEqual(SECRETS_KEPT_IN_MEMORY);
 		expect(unsealedSecrets.size.unreadable).toBeLessThanOrEqual(SECRETS_KEPT_IN_MEMORY);
 
