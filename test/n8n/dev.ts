@@ -1,15 +1,7 @@
-// `npm run dev` (after `npm run build`): a local sandbox in one command.
-// - installs n8n into .cache/n8n on first use (progress on stderr), then reuses it;
-// - starts the Booking Service simulator (http and loopback webhook targets allowed, so the trigger works locally);
-// - starts n8n on 127.0.0.1 (port 5678 if free) with this package installed from a fresh `npm pack`, so the latest
-//   build is what runs;
-// - creates the credential "Booking Service (local simulator)" and imports examples/*.json wired to it;
-// - prints where to open n8n, the login and the simulator's keys; Ctrl-C stops everything it started.
-// The n8n data folder is temporary: each run starts clean (export workflows you want to keep).
-// `npm run dev -- --n8n 1.123.81` runs another tested n8n version (installed into .cache/n8n-<version> on first use).
-// `npm run dev -- --queue` runs n8n in queue mode instead (test/n8n/queue.ts): Postgres and Redis (Debian packages,
-// installed on first use), main, one worker and two webhook processes behind a round-robin proxy that the simulator
-// delivers to. Data and logs go to .cache/queue-dev (git-ignored), emptied at each start.
+// `npm run dev` builds, then runs this: the local sandbox — the simulator (http and loopback webhook targets allowed),
+// n8n on 127.0.0.1 (5678 if free, else a port the system picks) with a fresh `npm pack` of this package, a credential
+// for the simulator and examples/*.json imported; Ctrl-C stops it all. `--n8n <version>` runs another tested n8n,
+// `--queue` queue mode (test/n8n/queue.ts, data in .cache/queue-dev). n8n's data folder is temporary.
 
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,7 +15,7 @@ if (args.n8n) process.env.BOOKING_N8N_VERSION = args.n8n;
 
 const { startSimulator } = await import('../simulator/index.ts');
 const { firstEventType, prepareExample, readExamples } = await import('./examples.ts');
-const { ensureN8nInstalled, N8N_VERSION, REPO_ROOT } = await import('./install.ts');
+const { ensureN8nInstalled, N8N_HARNESS, N8N_VERSION, REPO_ROOT } = await import('./install.ts');
 const { startN8n } = await import('./instance.ts');
 const { freePort } = await import('./process.ts');
 const { startQueueN8n } = await import('./queue.ts');
@@ -95,15 +87,25 @@ async function main(): Promise<void> {
 		});
 
 		const seconds = Math.round((Date.now() - started) / 1000);
+		// n8n 2.41 publishes a workflow; 1.x (and the 2.x releases whose public API still says activate) activate it.
+		const publish = N8N_HARNESS.publishApi ? 'Publish' : 'Activate';
+		const control = simulator.controlUrl;
+		// A paid booking's payment succeeding is the simulator's one control call that emits booking.created.
+		const testEvent =
+			`curl -s -X POST ${control}/bookings/generate -d '{"count":1,"status":"awaiting_payment"}' | grep -o '[0-9a-f]\\{24\\}' | ` +
+			`xargs -I{} curl -s -o /dev/null -w 'booking.created: %{http_code}\\n' -X POST ${control}/bookings/{}/payment -d '{"outcome":"succeeded"}'`;
 		const lines = [
 			'',
 			`n8n ${N8N_VERSION} is running with n8n-nodes-booking-service (ready in ${seconds} s)`,
 			`  Open:        ${n8n.baseUrl}`,
 			`  Log in:      ${n8n.owner.email} / ${n8n.owner.password}`,
 			`  Credential:  "${CREDENTIAL_NAME}" → ${simulator.baseUrl}`,
-			`  Workflows:   ${imported.length} examples from examples/, not published (open one, then Execute or Publish):`,
+			`  Workflows:   ${imported.length} examples from examples/, not ${publish === 'Publish' ? 'published' : 'active'} (open one, then Execute workflow or ${publish}):`,
 			...imported.map((name) => `                 ${name}`),
 			`  Webhooks:    ${n8n.webhookUrl}webhook/… (the simulator may deliver to http://127.0.0.1 in this sandbox)`,
+			'  Test event:  with a Booking Service Trigger listening for a test event (or its workflow '
+				+ `${publish === 'Publish' ? 'published' : 'active'}), this makes the simulator send booking.created:`,
+			`               ${testEvent}`,
 			...(queue === undefined
 				? [`  n8n log:     ${n8n.logFile}`]
 				: [
