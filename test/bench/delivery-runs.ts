@@ -9,6 +9,7 @@ import { Agent, request } from 'undici';
 
 import type { N8nInstance } from '../n8n/instance.ts';
 import type { Delivery } from './deliveries.ts';
+import { processCpuMs } from './process-cpu.ts';
 import { countExecutions, executionsAfter, lastExecutionId, waitForExecutionCount } from './n8n.ts';
 import type { Row } from './report.ts';
 import { infoRow } from './report.ts';
@@ -29,6 +30,8 @@ export interface Target {
 	eventIdsFrom?: string;
 	/** Whether repeats must be acknowledged without a run (and a share of each run is resent to prove it). */
 	dropsRepeats?: boolean;
+	/** The n8n process that receives the deliveries, whose CPU per delivery is measured when set. */
+	cpuPid?: number;
 }
 
 /** Sends every delivery with at most CONCURRENCY in flight; stops sending after SEND_LIMIT_MS. */
@@ -63,6 +66,16 @@ export interface RunOutcome {
 	resentAcknowledgedWithoutRun: number;
 	eventIdsMissing: number;
 	eventIdsDoubled: number;
+	/**
+	 * CPU milliseconds (all threads) the receiving process used from the first send until every execution had
+	 * finished, per delivery; resends come after and are not in it. Undefined without `cpuPid` or /proc.
+	 */
+	cpuMsPerDelivery?: number;
+	/**
+	 * The same span on the monotonic clock in µs (process.hrtime, the clock V8 stamps CPU profiles with), so
+	 * profile-windows.ts can attribute a profile's samples to the variant that was running.
+	 */
+	monotonicUs: { start: number; end: number };
 }
 
 export async function runOnce(
@@ -74,11 +87,15 @@ export async function runOnce(
 	const checkEventIds = target.eventIdsFrom !== undefined;
 	const before = await countExecutions(client, target.workflowId, true);
 	const lastIdBefore = await lastExecutionId(client, target.workflowId);
+	const cpuBefore = target.cpuPid === undefined ? undefined : processCpuMs(target.cpuPid);
+	const monotonicStart = monotonicUs();
 	const firstSend = Date.now();
 	const sent = await sendAll(target.url, deliveries, dispatcher);
 	const allAcknowledged = Date.now();
 	const acknowledged = sent.statuses.filter((status) => status >= 200 && status < 300).length;
 	await waitForExecutionCount(client, target.workflowId, before + deliveries.length, EXECUTIONS_LIMIT_MS);
+	const cpuAfter = target.cpuPid === undefined ? undefined : processCpuMs(target.cpuPid);
+	const monotonicEnd = monotonicUs();
 
 	let resent = 0;
 	let resentAcknowledgedWithoutRun = 0;
@@ -123,11 +140,19 @@ export async function runOnce(
 		resentAcknowledgedWithoutRun,
 		eventIdsMissing,
 		eventIdsDoubled,
+		monotonicUs: { start: monotonicStart, end: monotonicEnd },
+		...(cpuBefore === undefined || cpuAfter === undefined
+			? {}
+			: { cpuMsPerDelivery: (cpuAfter - cpuBefore) / deliveries.length }),
 	};
 }
 
 
-type Counted = Exclude<keyof RunOutcome, 'executionsPerSecond' | 'acknowledgedPerSecond'>;
+type Counted = Exclude<keyof RunOutcome, 'executionsPerSecond' | 'acknowledgedPerSecond' | 'cpuMsPerDelivery' | 'monotonicUs'>;
+
+function monotonicUs(): number {
+	return Number(process.hrtime.bigint() / 1000n);
+}
 
 /** The counts of the measured runs, summed (for the checks). */
 export function totals(runs: RunOutcome[]): Record<Counted, number> {
@@ -155,4 +180,12 @@ export function throughputRow(
 ): Row {
 	const perRun = (runs: RunOutcome[]) => summarize(runs.map((run) => run[rate]));
 	return infoRow(section, measure, perRun(ours), perRun(baseline), '/s');
+}
+
+/** A report row comparing the receiving process's CPU per delivery (lower is better), where both runs measured it. */
+export function cpuRow(section: number, measure: string, ours: RunOutcome[], baseline: RunOutcome[]): Row | undefined {
+	const perRun = (runs: RunOutcome[]) => runs.flatMap((run) => (run.cpuMsPerDelivery === undefined ? [] : [run.cpuMsPerDelivery]));
+	const [oursCpu, baselineCpu] = [perRun(ours), perRun(baseline)];
+	if (oursCpu.length === 0 || baselineCpu.length === 0) return undefined;
+	return infoRow(section, measure, summarize(oursCpu), summarize(baselineCpu), 'ms');
 }

@@ -3,9 +3,11 @@
  * executions, against two baselines in the same n8n process: n8n's plain Webhook node (no verification, and in
  * n8n 2.41 no expression isolate per request), and the fair peer, n8n's own Cal.com Trigger (a trigger node that
  * verifies an HMAC signature, so n8n pays the same per-request isolate for it as for ours). The executions are
- * counted: none lost, none doubled.
+ * counted: none lost, none doubled. The trigger runs twice: at version 1.1 (what a new node gets) and at version 1
+ * (workflows made before it), for which n8n evaluates an expression on every request. With the CPU time of the n8n
+ * process per delivery (process-cpu.ts).
  *
- * All three workflows are active at once. The bench plays the service: it sends the same bodies to each (signed as
+ * All four workflows are active at once. The bench plays the service: it sends the same bodies to each (signed as
  * each expects: our `Service-Signature`, Cal.com's `X-Cal-Signature-256`), a fixed number per run with a bounded
  * number in flight, one workflow after the other (rotated). Throughput = deliveries ÷ (last execution's stoppedAt −
  * first send), with stoppedAt from n8n's own execution records (delivery-runs.ts). For our trigger, part of each run
@@ -18,111 +20,81 @@ import { randomUUID } from 'node:crypto';
 import { Agent } from 'undici';
 
 import type { CalComStub } from './cal-com-stub.ts';
-import { calSignature, startCalComStub } from './cal-com-stub.ts';
+import { startCalComStub } from './cal-com-stub.ts';
 import type { BenchContext, Section } from './context.ts';
 import { runCounts } from './context.ts';
 import type { Delivery } from './deliveries.ts';
-import { deliveryTemplate, makeDeliveries, sampleBooking } from './deliveries.ts';
+import { deliveryTemplate, makeDeliveries, sampleBooking, signDelivery } from './deliveries.ts';
 import type { RunOutcome, Target } from './delivery-runs.ts';
-import { CONCURRENCY, runOnce, SETTLE_MS, throughputRow, totals } from './delivery-runs.ts';
+import { CONCURRENCY, cpuRow, runOnce, SETTLE_MS, throughputRow, totals } from './delivery-runs.ts';
 import type { N8nBench } from './n8n.ts';
 import { postWhenRegistered } from './n8n.ts';
+import { activateCalComTrigger, activatePlainWebhook, asCalComDeliveries } from './peer-workflows.ts';
 import { progress } from './processes.ts';
 import type { Check, SectionReport } from './report.ts';
 import { rotate } from './stats.ts';
 
-const VARIANTS = ['trigger', 'calComTrigger', 'webhookNode'] as const;
+const VARIANTS = ['trigger', 'triggerV1', 'calComTrigger', 'webhookNode'] as const;
 type Variant = (typeof VARIANTS)[number];
 const TRIGGER_NAME = 'Booking Service Trigger';
+/** What a new node gets, and version 1 (workflows made before 1.1), for which n8n evaluates an expression per request. */
+const TRIGGER_VERSIONS = { trigger: 1.1, triggerV1: 1 } as const;
 
 async function activateWorkflows(n8n: N8nBench, cal: CalComStub): Promise<Record<Variant, Target>> {
-	const triggerWebhookId = randomUUID();
-	const trigger = await n8n.client.createWorkflow({
-		name: 'bench: Booking Service Trigger',
-		nodes: [
-			{
-				name: TRIGGER_NAME,
-				type: 'n8n-nodes-booking-service.bookingServiceTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId: triggerWebhookId,
-				parameters: { events: ['*'], options: {} },
-				credentials: { bookingServiceApi: n8n.bookingCredential },
-			},
-		],
-		connections: {},
-	});
-	const calCredential = await n8n.client.createCredential({
-		name: 'Cal.com (loopback stub)',
-		type: 'calApi',
-		data: { apiKey: 'bench-key', host: cal.host },
-	});
-	const calWebhookId = randomUUID();
-	const calTrigger = await n8n.client.createWorkflow({
-		name: "bench: n8n's Cal.com Trigger",
-		nodes: [
-			{
-				name: 'Cal.com Trigger',
-				type: 'n8n-nodes-base.calTrigger',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: calWebhookId,
-				parameters: { version: 2, events: ['BOOKING_CREATED'], options: {} },
-				credentials: { calApi: { id: calCredential.id, name: calCredential.name } },
-			},
-		],
-		connections: {},
-	});
-	const path = `bench-plain-${randomUUID()}`;
-	const plain = await n8n.client.createWorkflow({
-		name: 'bench: plain Webhook',
-		nodes: [
-			{
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-			},
-		],
-		connections: {},
-	});
-	for (const { id } of [trigger, calTrigger, plain]) await n8n.client.activate(id);
-	return {
-		trigger: {
-			workflowId: trigger.id,
-			url: `${n8n.client.webhookUrl}webhook/${triggerWebhookId}/webhook`,
+	const cpuPid = n8n.client.pid;
+	const triggerTarget = async (typeVersion: number): Promise<Target> => {
+		const webhookId = randomUUID();
+		const workflow = await n8n.client.createWorkflow({
+			name: `bench: Booking Service Trigger ${typeVersion}`,
+			nodes: [
+				{
+					name: TRIGGER_NAME,
+					type: 'n8n-nodes-booking-service.bookingServiceTrigger',
+					typeVersion,
+					position: [0, 0],
+					webhookId,
+					parameters: { events: ['*'], options: {} },
+					credentials: { bookingServiceApi: n8n.bookingCredential },
+				},
+			],
+			connections: {},
+		});
+		await n8n.client.activate(workflow.id);
+		return {
+			workflowId: workflow.id,
+			url: `${n8n.client.webhookUrl}webhook/${webhookId}/webhook`,
 			eventIdsFrom: TRIGGER_NAME,
 			dropsRepeats: true,
-		},
-		calComTrigger: { workflowId: calTrigger.id, url: `${n8n.client.webhookUrl}webhook/${calWebhookId}/webhook` },
-		webhookNode: { workflowId: plain.id, url: `${n8n.client.webhookUrl}webhook/${path}` },
+			cpuPid,
+		};
+	};
+	const trigger = await triggerTarget(TRIGGER_VERSIONS.trigger);
+	const triggerV1 = await triggerTarget(TRIGGER_VERSIONS.triggerV1);
+	const calComTrigger = await activateCalComTrigger(n8n.client, cal);
+	const webhookNode = await activatePlainWebhook(n8n.client);
+	return {
+		trigger,
+		triggerV1,
+		calComTrigger: { workflowId: calComTrigger.workflowId, url: `${n8n.client.webhookUrl}webhook/${calComTrigger.path}`, cpuPid },
+		webhookNode: { workflowId: webhookNode.workflowId, url: `${n8n.client.webhookUrl}webhook/${webhookNode.path}`, cpuPid },
 	};
 }
 
 /**
- * The deliveries as each variant receives them. Cal.com's trigger gets Cal.com's envelope around the same booking
- * (`{ triggerEvent, createdAt, payload }`; it outputs the payload's fields), so both triggers emit and store an item
- * of the same size, signed as Cal.com signs. The plain Webhook node gets our bytes and verifies nothing.
+ * The deliveries as each variant receives them: the same bytes signed with each trigger's own secret, Cal.com's
+ * envelope around the same booking for the Cal.com Trigger (peer-workflows.ts); the plain Webhook node gets our bytes
+ * and verifies nothing.
  */
-function signedFor(variant: Variant, deliveries: Delivery[], calSecret: string): Delivery[] {
-	if (variant !== 'calComTrigger') return deliveries;
-	return deliveries.map((delivery) => {
-		const ours = JSON.parse(delivery.body.toString('utf8')) as { id: string; createdAt: string; data: { booking: object } };
-		const body = Buffer.from(
-			JSON.stringify({
-				triggerEvent: 'BOOKING_CREATED',
-				createdAt: ours.createdAt,
-				payload: { eventId: ours.id, ...ours.data.booking },
-			}),
-		);
-		return {
+function signedFor(variant: Variant, deliveries: Delivery[], secrets: { calCom: string; triggerV1: string }): Delivery[] {
+	if (variant === 'triggerV1') {
+		// Its own subscription, so its own secret; the same bytes.
+		return deliveries.map((delivery) => ({
 			...delivery,
-			body,
-			headers: { 'content-type': 'application/json', 'x-cal-signature-256': calSignature(calSecret, body) },
-		};
-	});
+			headers: { ...delivery.headers, 'service-signature': signDelivery(secrets.triggerV1, delivery.body) },
+		}));
+	}
+	if (variant !== 'calComTrigger') return deliveries;
+	return asCalComDeliveries(deliveries, secrets.calCom);
 }
 
 export const deliveriesSection: Section = {
@@ -136,28 +108,32 @@ export const deliveriesSection: Section = {
 		const perRun = context.quick ? 100 : 150;
 		const cal = await startCalComStub();
 		const targets = await activateWorkflows(n8n, cal);
-		const calSecret = cal.secretFor(targets.calComTrigger.url);
 		const dispatcher = new Agent({ connections: CONCURRENCY });
 		try {
 			const { items } = await sim.control<{ items: Array<{ url: string; secret: string; status: string }> }>('GET', '/webhooks');
-			const subscription = items.find((item) => item.url === targets.trigger.url && item.status === 'active');
-			if (subscription === undefined) throw new Error(`the trigger did not subscribe ${targets.trigger.url} on the simulator`);
+			const subscriptionOf = (variant: 'trigger' | 'triggerV1') => {
+				const found = items.find((item) => item.url === targets[variant].url && item.status === 'active');
+				if (found === undefined) throw new Error(`the trigger did not subscribe ${targets[variant].url} on the simulator`);
+				return found;
+			};
+			const subscription = subscriptionOf('trigger');
+			const secrets = { calCom: cal.secretFor(targets.calComTrigger.url), triggerV1: subscriptionOf('triggerV1').secret };
 			const template = deliveryTemplate(await sampleBooking(sim.control));
 
 			// Both webhooks answer before the first run (n8n registers them a moment after publishing).
 			for (const variant of VARIANTS) {
-				const [probe] = signedFor(variant, makeDeliveries(template, subscription.secret, 1), calSecret);
+				const [probe] = signedFor(variant, makeDeliveries(template, subscription.secret, 1), secrets);
 				const answer = await postWhenRegistered(targets[variant].url, probe.body, probe.headers);
 				if (answer.status !== 200) throw new Error(`${variant} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
 			}
 
 			progress(`deliveries: ${counts.warmups} warm-up + ${counts.runs} runs of ${perRun} deliveries to each workflow, ${CONCURRENCY} in flight`);
-			const outcomes: Record<Variant, RunOutcome[]> = { trigger: [], calComTrigger: [], webhookNode: [] };
+			const outcomes: Record<Variant, RunOutcome[]> = { trigger: [], triggerV1: [], calComTrigger: [], webhookNode: [] };
 			for (let index = 0; index < counts.warmups + counts.runs && Date.now() < context.deadline; index++) {
 				// New event ids every run (the trigger drops ids it has seen); both workflows get the same bytes.
 				const deliveries = makeDeliveries(template, subscription.secret, perRun);
 				for (const variant of rotate(index, VARIANTS)) {
-					const outcome = await runOnce(n8n.client, targets[variant], signedFor(variant, deliveries, calSecret), dispatcher);
+					const outcome = await runOnce(n8n.client, targets[variant], signedFor(variant, deliveries, secrets), dispatcher);
 					if (index >= counts.warmups) outcomes[variant].push(outcome);
 				}
 			}
@@ -174,17 +150,19 @@ export const deliveriesSection: Section = {
 					detail: `${sum.deliveries} sent, ${sum.acknowledged} acknowledged, ${sum.executions} executions (${sum.executionsAfterPause} after a ${SETTLE_MS / 1000} s pause), ${sum.failedExecutions} not successful`,
 				};
 			});
-			const trigger = totals(outcomes.trigger);
-			checks.push({
-				what: 'trigger: deliveries sent again are acknowledged without an execution',
-				passed: trigger.resent === trigger.resentAcknowledgedWithoutRun && trigger.resent > 0,
-				detail: `${trigger.resentAcknowledgedWithoutRun} of ${trigger.resent} resent deliveries answered 200 "already received"; the execution counts above include the time after them`,
-			});
-			checks.push({
-				what: 'trigger: each sent event id is in exactly one execution',
-				passed: trigger.eventIdsMissing === 0 && trigger.eventIdsDoubled === 0,
-				detail: `${trigger.eventIdsMissing} missing, ${trigger.eventIdsDoubled} doubled or unknown`,
-			});
+			for (const variant of ['trigger', 'triggerV1'] as const) {
+				const sum = totals(outcomes[variant]);
+				checks.push({
+					what: `${variant}: deliveries sent again are acknowledged without an execution`,
+					passed: sum.resent === sum.resentAcknowledgedWithoutRun && sum.resent > 0,
+					detail: `${sum.resentAcknowledgedWithoutRun} of ${sum.resent} resent deliveries answered 200 "already received"; the execution counts above include the time after them`,
+				});
+				checks.push({
+					what: `${variant}: each sent event id is in exactly one execution`,
+					passed: sum.eventIdsMissing === 0 && sum.eventIdsDoubled === 0,
+					detail: `${sum.eventIdsMissing} missing, ${sum.eventIdsDoubled} doubled or unknown`,
+				});
+			}
 
 			return {
 				id: this.id,
@@ -211,10 +189,23 @@ export const deliveriesSection: Section = {
 						outcomes.trigger,
 						outcomes.calComTrigger,
 					),
+					throughputRow(
+						4,
+						`The same deliveries: Booking Service Trigger ${TRIGGER_VERSIONS.trigger} (a new node) vs the same trigger at version 1 (workflows made before 1.1)`,
+						'executionsPerSecond',
+						outcomes.trigger,
+						outcomes.triggerV1,
+					),
+					...[
+						cpuRow(4, "n8n's CPU per delivery (all threads, send to last execution): trigger vs n8n's Cal.com Trigger", outcomes.trigger, outcomes.calComTrigger),
+						cpuRow(4, "n8n's CPU per delivery: trigger vs plain Webhook node", outcomes.trigger, outcomes.webhookNode),
+						cpuRow(4, "n8n's CPU per delivery: trigger 1.1 vs trigger 1", outcomes.trigger, outcomes.triggerV1),
+					].filter((row) => row !== undefined),
 				],
 				checks,
 				notes: [
 					'Ratios here are throughput (higher is better): ours ÷ the baseline named. Execution data is saved as n8n does by default, for all three.',
+					"CPU rows (lower is better): the n8n process's user + system time from /proc over a run (webhook, execution, saving it, and the bench's count polls every 100 ms), ÷ deliveries.",
 				],
 				data: { perRun, concurrency: CONCURRENCY, outcomes },
 			};
