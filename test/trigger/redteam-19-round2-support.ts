@@ -1,0 +1,88 @@
+// Shared set-up of the red-team round-2 tests of issue 19 (redteam-19-round2*.test.ts): the simulator on a real clock
+// under a fake Date that moves well forward for every test (the process budget for unverified work refills only when
+// Date moves), triggers made through the engine harness, and the service's own retries played from its secret.
+import { afterEach, beforeEach, vi } from 'vitest';
+import type { TriggerHarness } from '../harness/trigger.ts';
+import { startTriggerHarness } from '../harness/trigger.ts';
+import { useTestSimulator } from '../harness/fixtures.ts';
+import { api, signFromScratch } from './support.ts';
+
+export function redTeamSetup() {
+	const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
+	const harnesses: TriggerHarness[] = [];
+	let nextBase = Date.now() + 60_000;
+	let now = 0;
+	const setNow = (ms: number): void => {
+		now = ms;
+		vi.setSystemTime(ms);
+	};
+	const advance = (ms: number): void => setNow(now + ms);
+
+	beforeEach(() => {
+		vi.useFakeTimers({ toFake: ['Date'] });
+		setNow(nextBase);
+		nextBase += 10 * 24 * 3_600_000;
+	});
+	afterEach(async () => {
+		for (const harness of harnesses.splice(0)) await harness.close();
+		vi.useRealTimers();
+	});
+
+	async function activeTrigger(options: { instanceId?: string; events?: string[] } = {}): Promise<TriggerHarness> {
+		const harness = await startTriggerHarness({
+			baseUrl: sim.baseUrl,
+			apiKey: sim.apiKeys.readWrite,
+			parameters: { events: options.events ?? ['*'], options: {} },
+			...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
+		});
+		harnesses.push(harness);
+		await harness.activate();
+		return harness;
+	}
+
+	/** Books the latest free start of an event type (so the booking stays live for days); returns the booking. */
+	async function bookLatest(apiKey: string, slug = 'intro-call'): Promise<{ id: string; status: string }> {
+		const eventTypeId = sim.control.eventType(slug).id;
+		const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+		const to = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+		const { slots } = await api<{ slots: string[] }>(sim, 'GET', `/event-types/${eventTypeId}/slots?from=${from}&to=${to}`, undefined, apiKey);
+		return await api<{ id: string; status: string }>(
+			sim,
+			'POST',
+			'/bookings',
+			{ eventTypeId, start: slots.at(-1), booker: { name: 'Guest', email: `guest.${Date.now()}@example.com`, timezone: 'Europe/Berlin' } },
+			apiKey,
+		);
+	}
+
+	/** The old subscription's own secret: what the service signs its retries with (the trigger cannot open it). */
+	function serviceSecretOf(subscriptionId: string): string {
+		return (sim.control.webhooks().find((subscription) => subscription.id === subscriptionId) as { secret: string }).secret;
+	}
+
+	/** The service's retry of a delivery: the same bytes and event id, a fresh `t`, signed with the subscription's secret. */
+	async function serviceRetry(trigger: TriggerHarness, eventType: string, subscriptionId: string): Promise<number> {
+		const delivery = trigger.received.find((request) => request.headers['service-event-type'] === eventType)!;
+		return (
+			await trigger.post(delivery.rawBody, {
+				'Service-Signature': signFromScratch(serviceSecretOf(subscriptionId), delivery.rawBody),
+				'Service-Event-Id': String(delivery.headers['service-event-id']),
+				'Service-Event-Type': eventType,
+			})
+		).status;
+	}
+
+	return { sim, harnesses, advance, activeTrigger, bookLatest, serviceSecretOf, serviceRetry };
+}
+
+export function runKinds(trigger: TriggerHarness): unknown[] {
+	return trigger.executions.map((execution) => execution.items[0].json.eventType);
+}
+
+let forgeries = 0;
+/** A delivery body for an event the service never sent, under a new event id each time. */
+export function forgedBody(type: string, booking: unknown): string {
+	forgeries += 1;
+	const id = `evt_r${String(forgeries).padStart(23, '0')}`;
+	return JSON.stringify({ id, type, createdAt: new Date().toISOString(), apiVersion: 'v1', data: { booking } });
+}
