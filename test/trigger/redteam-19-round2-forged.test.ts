@@ -9,7 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { BOOKING_STATE_LIMITS, BookingStatesRun } from '../../nodes/BookingServiceTrigger/bookingStates.ts';
 import { openSecret } from '../../nodes/BookingServiceTrigger/secretBox.ts';
-import { rotateKey, signFromScratch } from './support.ts';
+import { freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, redTeamSetup, runKinds } from './redteam-19-round2-support.ts';
 
 const { sim, harnesses, advance, activeTrigger, bookLatest } = redTeamSetup();
@@ -91,6 +91,50 @@ describe('red team, issue 19 round 2: forged events that run', () => {
 			answerB: 401,
 			runsInB: 0,
 		});
+	});
+
+	// FINDING (open) R19-15, medium (a customer told twice about one reschedule): a replay of an older state after a
+	// newer one. bookingStates.record keeps the state of the event that ran LAST, whatever its age, and deliveries may
+	// arrive out of order (contract, Delivery rules 3). Sequence: rotation, then re-activation (new subscription
+	// signed, the old one draining and unreadable here, so the check against the service stays on for three days); a
+	// booking is made and moved; the service's signed booking.rescheduled (state 2) arrives before its signed
+	// booking.created (state 1), and both run — the memory now holds state 1. Then whoever holds the reschedule's
+	// delivery posts its record again as booking.rescheduled under a new id, back-dated before the replacement and
+	// unsigned: it matches the service's booking, and the memory no longer knows state 2 ran, so it runs again.
+	it.fails('FINDING (open) R19-15: after an out-of-order creation, a replayed reschedule record runs a second time', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		await trigger.activate('init'); // a new subscription; the old one drains (its secret was never opened here)
+		const current = sim.control.webhooks().find((subscription) => subscription.id === (trigger.nodeStaticData.subscription as { id: string }).id)!;
+		sim.control.setDeliveryMode({ shuffle: true }); // the service's own deliveries are played below, in this order
+		advance(60_000);
+		const booking = await bookLatest(newKey);
+		advance(60_000);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
+		const events = sim.control.events().filter((event) => event.data.booking.id === booking.id);
+		const signed = (type: string) => {
+			const body = JSON.stringify(events.find((event) => event.type === type));
+			return { body, headers: { 'Service-Signature': signFromScratch(current.secret, body) } };
+		};
+		const reschedule = signed('booking.rescheduled');
+		const creation = signed('booking.created');
+		expect((await trigger.post(reschedule.body, reschedule.headers)).status).toBe(200);
+		expect((await trigger.post(creation.body, creation.headers)).status).toBe(200);
+		expect(runKinds(trigger)).toEqual(['booking.rescheduled', 'booking.created']);
+
+		advance(60_000);
+		const record = (JSON.parse(reschedule.body) as { data: { booking: unknown } }).data.booking;
+		const replay = JSON.stringify({
+			id: 'evt_000000000000000000replay',
+			type: 'booking.rescheduled',
+			createdAt: new Date(Date.now() - 3_600_000).toISOString(), // before the replacement: checked, not skipped
+			apiVersion: 'v1',
+			data: { booking: record },
+		});
+		const answer = await trigger.post(replay, { 'Service-Signature': signFromScratch('no-secret', replay) });
+
+		expect({ status: answer.status, runs: runKinds(trigger) }).toEqual({ status: 401, runs: ['booking.rescheduled', 'booking.created'] });
 	});
 });
 
