@@ -9,7 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { BOOKING_STATE_LIMITS, BookingStatesRun } from '../../nodes/BookingServiceTrigger/bookingStates.ts';
 import { openSecret } from '../../nodes/BookingServiceTrigger/secretBox.ts';
-import { freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
+import { api, freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, redTeamSetup, runKinds } from './redteam-19-round2-support.ts';
 
 const { sim, harnesses, advance, activeTrigger, bookLatest } = redTeamSetup();
@@ -135,6 +135,37 @@ describe('red team, issue 19 round 2: forged events that run', () => {
 		const answer = await trigger.post(replay, { 'Service-Signature': signFromScratch('no-secret', replay) });
 
 		expect({ status: answer.status, runs: runKinds(trigger) }).toEqual({ status: 401, runs: ['booking.rescheduled', 'booking.created'] });
+	});
+
+	// FINDING (open) R19-16, medium (a customer messaged about a booking made silently on purpose): the check proves
+	// a booking state, and the memory refuses only states that already ran here. Contract, POST /bookings: with
+	// `notify: false` there is "no email, no calendar write and no booking.created event". Sequence: rotation; a booking
+	// is made with notify false (the service sends nothing); whoever holds a read-only key (scopes are account-wide:
+	// a reporting tool, a contractor) reads it and posts it as booking.created with no signature. It matches the
+	// service's booking, is unchanged since it was made, never ran here: it runs — the workflow welcomes the customer
+	// the operator chose not to notify. (The same holds for any booking older than the workflow: nothing bounds the
+	// age of the booking state against the service's retry horizon.)
+	it.fails('FINDING (open) R19-16: a booking made with notify false (no event by contract) runs as booking.created when a read-only key holder posts it', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		const { key: readOnlyKey } = sim.control.createKey('readOnly');
+		const { starts, eventTypeId } = await freeIntroCallStarts(sim, newKey);
+		const silent = await api<{ id: string }>(
+			sim,
+			'POST',
+			'/bookings',
+			{ eventTypeId, start: starts[0], notify: false, booker: { name: 'Quiet', email: 'quiet@example.com', timezone: 'Europe/Berlin' } },
+			newKey,
+		);
+		await sim.control.drainDeliveries();
+		expect(sim.control.events()).toHaveLength(0);
+
+		advance(60_000);
+		const record = await api(sim, 'GET', `/bookings/${silent.id}`, undefined, readOnlyKey);
+		const body = forgedBody('booking.created', record);
+		const answer = await trigger.post(body, { 'Service-Signature': signFromScratch('no-secret', body) });
+
+		expect({ status: answer.status, runs: trigger.executions.length }).toEqual({ status: 401, runs: 0 });
 	});
 });
 
