@@ -128,6 +128,7 @@ describe('example workflows', () => {
 	it('each file imports through the public API', async () => {
 		const examples = readExamples();
 		expect(examples.map((entry) => entry.file)).toEqual([
+			'ai-agent-chat-booking.json',
 			'booking-events-on-a-laptop-to-slack.json',
 			'form-to-booking-invite.json',
 			'new-booking-to-slack.json',
@@ -177,6 +178,7 @@ describe('example workflows', () => {
 			}
 		}
 		expect(disabled).toEqual([
+			'ai-agent-chat-booking.json: OpenAI Chat Model',
 			'booking-events-on-a-laptop-to-slack.json: Post to Slack',
 			'new-booking-to-slack.json: Post to Slack',
 			"nightly-bookings-to-google-sheets.json: Append or update the booking's row",
