@@ -40,7 +40,7 @@ describe('Booking search (resource locator "From List" of Get and Cancel)', () =
 		}
 	});
 
-	it("shows each start as wall-clock time in the node's zone (or n8n's), naming the zone, and the status as a word", async () => {
+	it("shows each start as wall-clock time in the node's zone (or n8n's) with its offset, and the status as a word", async () => {
 		const target = sim.control.bookings().find((booking) => booking.status === 'no_show')!;
 		const inZone = (timeZone: string) =>
 			new Intl.DateTimeFormat('sv-SE', {
@@ -60,9 +60,16 @@ describe('Booking search (resource locator "From List" of Get and Cancel)', () =
 			const { results } = await searchBookings.call(context, target.booker.email);
 			return results.find((result) => result.value === target.id)?.name;
 		};
-		expect(await entry({ options: { timeZone: 'pacific/auckland' } })).toBe(
-			`${target.booker.name} · ${target.eventType.name} · ${inZone('Pacific/Auckland')} Pacific/Auckland · No-Show`,
-		);
+		const offset = (timeZone: string) =>
+			new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'shortOffset' })
+				.formatToParts(new Date(target.start))
+				.find((part) => part.type === 'timeZoneName')!
+				.value.replace('GMT', 'UTC');
+		for (const timeZone of ['Pacific/Auckland', 'Asia/Kolkata', 'America/New_York']) {
+			expect(await entry({ options: { timeZone: timeZone.toLowerCase() } })).toBe(
+				`${target.booker.name} · ${target.eventType.name} · ${inZone(timeZone)} ${offset(timeZone)} · No-Show`,
+			);
+		}
 		// No zone in the node: n8n's zone for the context (the harness workflow's UTC); an expression is not guessed at.
 		expect(await entry({ options: { timeZone: "={{ $json['Time zone'] }}" } })).toBe(
 			`${target.booker.name} · ${target.eventType.name} · ${inZone('UTC')} UTC · No-Show`,

@@ -89,11 +89,6 @@ async function main(): Promise<void> {
 		const seconds = Math.round((Date.now() - started) / 1000);
 		// n8n 2.41 publishes a workflow; 1.x (and the 2.x releases whose public API still says activate) activate it.
 		const publish = N8N_HARNESS.publishApi ? 'Publish' : 'Activate';
-		const control = simulator.controlUrl;
-		// A paid booking's payment succeeding is the simulator's one control call that emits booking.created.
-		const testEvent =
-			`curl -s -X POST ${control}/bookings/generate -d '{"count":1,"status":"awaiting_payment"}' | grep -o '[0-9a-f]\\{24\\}' | ` +
-			`xargs -I{} curl -s -o /dev/null -w 'booking.created: %{http_code}\\n' -X POST ${control}/bookings/{}/payment -d '{"outcome":"succeeded"}'`;
 		const lines = [
 			'',
 			`n8n ${N8N_VERSION} is running with n8n-nodes-booking-service (ready in ${seconds} s)`,
@@ -103,9 +98,8 @@ async function main(): Promise<void> {
 			`  Workflows:   ${imported.length} examples from examples/, not ${publish === 'Publish' ? 'published' : 'active'} (open one, then Execute workflow or ${publish}):`,
 			...imported.map((name) => `                 ${name}`),
 			`  Webhooks:    ${n8n.webhookUrl}webhook/… (the simulator may deliver to http://127.0.0.1 in this sandbox)`,
-			'  Test event:  with a Booking Service Trigger listening for a test event (or its workflow '
-				+ `${publish === 'Publish' ? 'published' : 'active'}), this makes the simulator send booking.created:`,
-			`               ${testEvent}`,
+			'  Test event:  press Enter here to book the next free intro call: the simulator then sends booking.created',
+			`               to every Booking Service Trigger listening for a test event or ${publish === 'Publish' ? 'published' : 'active'}.`,
 			...(queue === undefined
 				? [`  n8n log:     ${n8n.logFile}`]
 				: [
@@ -128,10 +122,40 @@ async function main(): Promise<void> {
 			'',
 		];
 		process.stdout.write(lines.join('\n'));
+		if (process.stdin.isTTY) {
+			process.stdin.setEncoding('utf8');
+			process.stdin.on('data', () => {
+				void bookTestCall(simulator!, eventType.id).then(say, (error: Error) => say(`test booking failed: ${error.message}`));
+			});
+		}
 	} catch (error) {
 		say(error instanceof Error ? (error.stack ?? error.message) : String(error));
 		await stopAll('start-up failed', 1);
 	}
+}
+
+/** Books the first free slot of the coming two weeks through the API, as a customer would: one booking.created. */
+async function bookTestCall(simulator: Simulator, eventTypeId: string): Promise<string> {
+	const call = async (path: string, body?: unknown) => {
+		const response = await fetch(`${simulator.baseUrl}${path}`, {
+			method: body === undefined ? 'GET' : 'POST',
+			headers: { authorization: `Bearer ${simulator.apiKeys.readWrite}`, 'content-type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+			signal: AbortSignal.timeout(10_000),
+		});
+		if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+		return (await response.json()) as { slots?: string[]; id?: string };
+	};
+	const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+	const { slots = [] } = await call(`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(14)}&timezone=UTC`);
+	if (slots.length === 0) throw new Error('no free slot in the next two weeks');
+	const guest = `test.${Date.now()}@example.com`;
+	const booking = await call('/bookings', {
+		eventTypeId,
+		start: slots[0],
+		booker: { name: 'Test Guest', email: guest, timezone: 'UTC' },
+	});
+	return `booked ${slots[0]} for ${guest} (booking ${booking.id}): booking.created is on its way`;
 }
 
 await main();

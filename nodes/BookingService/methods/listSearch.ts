@@ -49,7 +49,7 @@ export async function searchEventTypes(
 /**
  * The zone the booking list shows starts in: the node's Options → Time Zone when it names a zone, else n8n's
  * `getTimezone()`. In the editor n8n gives a list search no workflow settings, so that is the instance's default zone
- * (GENERIC_TIMEZONE) rather than the workflow's; each entry names its zone so the time cannot be misread.
+ * (GENERIC_TIMEZONE) rather than the workflow's; each entry shows its offset so the time cannot be misread.
  */
 function listTimeZone(context: ILoadOptionsFunctions): string {
 	const options = context.getNode().parameters.options as IDataObject | undefined;
@@ -58,12 +58,20 @@ function listTimeZone(context: ILoadOptionsFunctions): string {
 	return named ?? canonicalTimeZone(context.getTimezone()) ?? 'UTC';
 }
 
-/** `2026-11-26 14:00 Pacific/Auckland`: the wall-clock start in `timeZone`, or the service's text if it is no instant. */
+/**
+ * `2026-11-26 14:00 UTC+13`: the wall-clock start in `timeZone` with its offset (shorter than a zone name, so the
+ * status after it still fits the list's width), or the service's text if it is no instant.
+ */
 function startText(start: unknown, timeZone: string): string {
 	const instant = typeof start === 'string' ? parseUtc(start) : Number.NaN;
 	if (!Number.isFinite(instant)) return String(start);
 	const local = formatInZone(instant, timeZone);
-	return `${local.slice(0, 10)} ${local.slice(11, 16)} ${timeZone}`;
+	const [, sign, hours, minutes] = /([+-])(\d\d):(\d\d)$/.exec(local) ?? [];
+	const offset =
+		sign === undefined || (hours === '00' && minutes === '00')
+			? 'UTC'
+			: `UTC${sign}${Number(hours)}${minutes === '00' ? '' : `:${minutes}`}`;
+	return `${local.slice(0, 10)} ${local.slice(11, 16)} ${offset}`;
 }
 
 /** One page of the most recent bookings per list page the user scrolls to; the service's maximum page size. */
