@@ -21,7 +21,10 @@ describe('red team, issue 19 round 2: forged events that run', () => {
 	// reschedule; and bookingStates.judge refuses another kind for a state only when a SIGNED event ran it. After a
 	// rotation the genuine booking.created ran unsigned (checked against the service), so the same record posted as
 	// booking.rescheduled under a new id, with no signature, by anyone holding it (a captured delivery, a read-only
-	// key), runs in the very process that just ran its creation: a reschedule that never happened.
+	// key), runs in the very process that just ran its creation: a reschedule that never happened. README now states
+	// this limit (106f9db, "unless this process ran its creation from a signed delivery"); it stays open here because
+	// the creation of this very state ran in this process, so "one change, one event" could refuse it. The same holds
+	// for any confirmed booking changed without an event (a note edit) and read with a read-only key.
 	it.fails('FINDING (open) R19-8: a paid booking\'s creation record posted as booking.rescheduled (no key) runs as a reschedule', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
