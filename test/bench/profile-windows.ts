@@ -43,7 +43,7 @@ const CATEGORIES: Array<[string, (frame: Frame) => boolean]> = [
 	['queue (Redis, Bull)', (f) => /node_modules\/(ioredis|bull)\//.test(f.url)],
 	['execution (runner, engine, hooks)', (f) => /workflow-runner|workflow-execute|execution-lifecycle|active-executions|scaling\//.test(f.url)],
 	['webhook phase (rest of n8n)', (f) => /webhooks\//.test(f.url) && f.url.includes('/n8n/dist/')],
-	['REST API (the bench counting executions)', (f) => /public-api|\.controller\.js|node_modules\/(express|router)\//.test(f.url)],
+	['HTTP routing (express; in a single n8n also the bench counting executions)', (f) => /public-api|\.controller\.js|node_modules\/(express|router)\//.test(f.url)],
 ];
 
 export function attributeWindows(

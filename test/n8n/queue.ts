@@ -28,6 +28,8 @@ export interface QueueN8nOptions {
 	preferredProxyPort?: number;
 	/** Extra environment for every n8n process. */
 	env?: Record<string, string>;
+	/** Extra environment for the webhook processes only (after `env`), e.g. a CPU profiler's NODE_OPTIONS. */
+	webhookEnv?: Record<string, string>;
 }
 
 /** A worker or webhook process. */
@@ -36,6 +38,8 @@ export interface HelperProcess {
 	/** Webhook process: its own address (`http://127.0.0.1:<port>/`), bypassing the proxy. Worker: its health server. */
 	url: string;
 	logFile: string;
+	/** The n8n process's pid now (a restart changes it). */
+	readonly pid: number;
 	/** Stops it and starts it again on the same port and user folder; resolves once it is ready. */
 	restart(): Promise<void>;
 	stop(): Promise<void>;
@@ -98,7 +102,7 @@ export async function startQueueN8n(options: QueueN8nOptions): Promise<QueueN8n>
 				...shared,
 				...(role === 'worker'
 					? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }
-					: {}),
+					: (options.webhookEnv ?? {})),
 			};
 			const args = role === 'worker' ? ['worker', `--concurrency=${options.workerConcurrency ?? 10}`] : ['webhook'];
 			const logFile = join(logsDir, `${name}.log`);
@@ -120,6 +124,9 @@ export async function startQueueN8n(options: QueueN8nOptions): Promise<QueueN8n>
 				role,
 				url,
 				logFile,
+				get pid() {
+					return current.pid;
+				},
 				async restart() {
 					const stopping = Date.now();
 					await current.stop();
