@@ -9,10 +9,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInZone, formatUtc } from '../../nodes/BookingService/helpers/time.ts';
-import type { N8nClient, WorkflowInput, WorkflowNode } from '../n8n/client.ts';
+import type { N8nClient } from '../n8n/client.ts';
 import { firstEventType, prepareExample, readExamples } from '../n8n/examples.ts';
 import { N8N_VERSION } from '../n8n/install.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
+import { agentWorkflow, mcpWorkflow, postChat, startsOf, toolError, toolResult, type DaySlots } from './agent-support.ts';
 import { latestToolResults, startModelDouble, textOf, type ModelDouble, type ModelRequest } from './model-double.ts';
 import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
 import { service } from './service.ts';
@@ -33,32 +34,7 @@ let mcpUrl: string;
 /** What the model received, for the README's figures: printed once at the end. */
 const measured: Record<string, string | number> = {};
 
-interface DaySlots {
-	date: string;
-	weekday: string;
-	times: string[];
-}
-
-/** A tool result as the model got it: n8n sends the items' JSON as an array (one item here). */
-function toolResult(request: ModelRequest): Record<string, unknown> {
-	const [text] = latestToolResults(request);
-	const parsed = JSON.parse(text) as unknown;
-	return (Array.isArray(parsed) ? parsed[0] : parsed) as Record<string, unknown>;
-}
-
-/**
- * A tool's error as the model got it. The example sets each tool's On Error to continue, so the node answers an
- * error item (n8n 1.x would otherwise stop the whole chat on a failing tool) and the same shape reaches the model on
- * every n8n version.
- */
-function toolError(request: ModelRequest): { message: string; description?: string; httpCode?: string | null; code?: string } {
-	const result = toolResult(request);
-	expect(Object.keys(result)).toEqual(['error']);
-	return result.error as { message: string };
-}
-
 const localDay = (instant: number, zone = BUSINESS_ZONE) => formatInZone(instant, zone).slice(0, 10);
-const startsOf = (days: DaySlots[]) => days.flatMap(({ date, times }) => times.map((time) => `${date}T${time}`));
 /** The first Monday-to-Friday date (business zone) at least `days` days from now. */
 const weekdayFrom = (days: number) =>
 	Array.from({ length: 7 }, (_, offset) => localDay(Date.now() + (days + offset) * DAY_MS)).find(
@@ -67,63 +43,13 @@ const weekdayFrom = (days: number) =>
 const bookingsOf = (email: string): Booking[] =>
 	simulator.control.bookings().filter((booking) => booking.booker.email === email);
 
-/** Sends one chat message as the Chat Trigger's embedded-chat webhook receives it; returns the agent's answer. */
+/** One customer message through the chat; the model's scripted turns must all have run, none failing. */
 async function chat(sessionId: string, chatInput: string): Promise<string> {
-	const deadline = Date.now() + 15_000;
-	for (;;) {
-		const response = await fetch(chatUrl, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
-			signal: AbortSignal.timeout(90_000),
-		});
-		const text = await response.text();
-		// A just-published webhook can answer 404 for a moment.
-		if (response.status === 404 && Date.now() < deadline) continue;
-		expect(response.status, text).toBe(200);
-		expect(model.failures).toEqual([]);
-		expect(model.pending()).toBe(0);
-		return String((JSON.parse(text) as { output?: unknown }).output);
-	}
-}
-
-/**
- * The example as `npm run dev` imports it, with its model (shipped disabled, for want of an account) enabled and wired
- * to the double, and the chat reachable by URL.
- */
-function agentWorkflow(workflow: WorkflowInput, openAi: { id: string; name: string }): WorkflowInput {
-	const webhookId = randomUUID();
-	chatUrl = `${client.webhookUrl}webhook/${webhookId}/chat`;
-	const nodes = workflow.nodes.map((node): WorkflowNode => {
-		if (node.type.endsWith('.lmChatOpenAi')) return { ...node, disabled: false, credentials: { openAiApi: openAi } };
-		if (node.type.endsWith('.chatTrigger')) {
-			return { ...node, webhookId, parameters: { ...node.parameters, public: true, mode: 'webhook' } };
-		}
-		return node;
-	});
-	return { ...workflow, name: `${workflow.name} (test)`, nodes, settings: { executionOrder: 'v1', timezone: BUSINESS_ZONE } };
-}
-
-/** The example's four tool nodes behind an MCP Server Trigger instead of the agent. */
-function mcpWorkflow(agent: WorkflowInput): WorkflowInput {
-	const path = `booking-${randomUUID()}`;
-	mcpUrl = `${client.webhookUrl}mcp/${path}`;
-	const tools = agent.nodes.filter((node) => node.type.endsWith('.bookingServiceTool'));
-	const trigger: WorkflowNode = {
-		name: 'MCP Server Trigger',
-		type: '@n8n/n8n-nodes-langchain.mcpTrigger',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: randomUUID(),
-		parameters: { path, authentication: 'none' },
-	};
-	const toTrigger = { ai_tool: [[{ node: trigger.name, type: 'ai_tool', index: 0 }]] };
-	return {
-		name: 'Booking Service tools over MCP (test)',
-		nodes: [trigger, ...tools],
-		connections: Object.fromEntries(tools.map((tool) => [tool.name, toTrigger])) as never,
-		settings: { executionOrder: 'v1', timezone: BUSINESS_ZONE },
-	};
+	const { status, text } = await postChat(chatUrl, sessionId, chatInput);
+	expect(status, text).toBe(200);
+	expect(model.failures).toEqual([]);
+	expect(model.pending()).toBe(0);
+	return String((JSON.parse(text) as { output?: unknown }).output);
 }
 
 describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a scripted model', () => {
@@ -147,9 +73,12 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 			credential: { id: booking.id, name: booking.name },
 			eventType: await firstEventType(simulator.baseUrl, simulator.apiKeys.readWrite),
 		};
-		const agent = agentWorkflow(prepareExample(example.workflow, context), openAi);
+		const agent = agentWorkflow(prepareExample(example.workflow, context), openAi, client.webhookUrl, BUSINESS_ZONE);
+		const mcp = mcpWorkflow(agent.workflow, client.webhookUrl, BUSINESS_ZONE);
+		chatUrl = agent.chatUrl;
+		mcpUrl = mcp.mcpUrl;
 		// One after the other: n8n 1.x on SQLite refuses concurrent workflow writes.
-		for (const workflow of [agent, mcpWorkflow(agent)]) {
+		for (const workflow of [agent.workflow, mcp.workflow]) {
 			const { id } = await client.createWorkflow(workflow);
 			workflowIds.push(id);
 			await client.activate(id);
