@@ -8,7 +8,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import { readEventTypesFilter } from '../shared/descriptions';
-import { BookingStatesRun } from './bookingStates';
+import { BookingFactsRun, factOf } from './bookingStates';
 import { InMemorySeenEvents } from './dedupe';
 import { toTriggerItem } from './delivery';
 import type { DeliveryEnvelope } from './delivery';
@@ -25,8 +25,8 @@ const TRIGGERS_DEDUPED_IN_MEMORY = 200;
  */
 export const seenInThisProcess = new InMemorySeenEvents(TRIGGERS_DEDUPED_IN_MEMORY);
 
-/** The booking states each trigger ran, per the same scope: what refuses a replayed record (bookingStates.ts). */
-export const statesRun = new BookingStatesRun();
+/** The booking facts each trigger ran, per the same scope: what runs a fact proven by the service once (bookingStates.ts). */
+export const factsRun = new BookingFactsRun();
 
 export function dedupeScope(context: IWebhookFunctions): string {
 	return JSON.stringify([context.getInstanceId(), context.getWorkflow().id, context.getNode().id, context.getMode()]);
@@ -111,8 +111,9 @@ export function runEvent(
 	if (seenInThisProcess.checkAndRemember(scope, envelope.id, nowMs)) {
 		return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
 	}
-	// Remembered for requests checked against the service, which may carry the same booking state under another id.
-	statesRun.record(scope, envelope.type, envelope.id, envelope.data.booking, !checkedAgainstService);
+	// Remembered for requests checked against the service, which may ask for the same fact under another id.
+	const fact = factOf(envelope.type, envelope.data.booking);
+	if (fact !== undefined) factsRun.record(scope, fact, envelope.id, envelope.data.booking);
 
 	const options = triggerOptions(context);
 	const booking = localizeBooking(envelope.data.booking as Booking, options.nameLanguage ?? 'service');

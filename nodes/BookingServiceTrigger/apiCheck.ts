@@ -4,15 +4,13 @@
  * After the credential's API key is rotated, the stored signing secret (sealed under the old key) no longer opens, and
  * a process that had not unsealed it before (a restart, a queue-mode webhook process started since) cannot verify
  * the signature of deliveries from the subscription made with the old key — until activation replaces it, and for
- * the old subscription's retries after that. Refusing them would lose every event of that time. Instead, the booking
- * the delivery reports is read with the current key, and the event runs only if the service holds exactly that
- * booking, in the state the event reports. What runs is the service's booking: no other field of the request.
+ * the old subscription's retries after that. Refusing them would lose every event of that time. Instead the booking
+ * the delivery names is read with the current key, and the event runs only if that booking shows the event happened.
+ * Of the request only the booking id and the event kind are used; what runs is the service's booking as it is now.
  *
- * This proves the booking state, not the event: a request that repeats a booking's current record exactly (from a
- * captured delivery, a read-only key) under a new id or another event kind would pass. Hence the record must fit the
- * event kind (contradiction()), and what the trigger ran for the booking before decides the rest (bookingStates.ts):
- * a state runs once per kind, a creation once per booking. The check is used only where a signature cannot be
- * checked at all.
+ * This proves a fact about the booking, not the event: anyone who can name a booking (a captured delivery, a
+ * read-only key) can ask for its facts under a new event id. So each fact runs at most once per trigger
+ * (bookingStates.ts): a cancellation, a no-show and a creation once per booking, a reschedule once per booking state.
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
@@ -21,41 +19,27 @@ import { isResourceId } from '../shared/resourceId';
 import {
 	acknowledgeWithoutRun,
 	dedupeScope,
+	factsRun,
 	notWantedReason,
 	refuseDelivery,
 	runEvent,
 	seenInThisProcess,
-	statesRun,
 } from './answers';
+import { factOf } from './bookingStates';
 import { parseDeliveryEnvelope } from './delivery';
+import { DRAIN_MS } from './retirement';
 import { hasFreshTimestamp } from './signature';
 import { unverifiedWork } from './unverifiedBudget';
 
 /** Well inside the service's 10-second delivery timeout. */
 const LOOKUP_TIMEOUT_MS = 5_000;
 
-/** The status a booking is in right after each event (contract, Events). */
-const STATUS_AFTER_EVENT: Record<string, string> = {
-	'booking.created': 'confirmed',
-	'booking.rescheduled': 'confirmed',
-	'booking.cancelled': 'cancelled',
-	'booking.no_show': 'no_show',
-};
-
-/** JSON values equal whatever the order of object keys. */
-function sameJson(a: unknown, b: unknown): boolean {
-	if (a === b) return true;
-	if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-	if (Array.isArray(a) !== Array.isArray(b)) return false;
-	const aKeys = Object.keys(a);
-	const bKeys = Object.keys(b);
-	if (aKeys.length !== bKeys.length) return false;
-	return aKeys.every(
-		(key) =>
-			Object.prototype.hasOwnProperty.call(b, key) &&
-			sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-	);
-}
+/**
+ * How long after a booking was made (or, when it carries a payment, last changed — a paid booking is created when
+ * paid) its creation may still be delivered: the service's retries (a subscription is disabled after failures
+ * spanning three days, contract Delivery rules 5) plus a day. An older booking cannot be announced on demand.
+ */
+export const CREATION_HORIZON_MS = DRAIN_MS + 24 * 60 * 60 * 1000;
 
 /**
  * A booking's `updatedAt` may trail its `createdAt` by this much and still count as unchanged since it was made: the
@@ -63,41 +47,45 @@ function sameJson(a: unknown, b: unknown): boolean {
  */
 const SAME_INSTANT_MS = 1_000;
 
-/** How long after it was made the booking last changed, or undefined when the times are not readable. */
-function changedAfterMadeMs(booking: IDataObject): number | undefined {
-	const made = Date.parse(String(booking.createdAt));
-	const changed = Date.parse(String(booking.updatedAt));
-	return Number.isNaN(made) || Number.isNaN(changed) ? undefined : changed - made;
+/** In-flight states (contract, States and transitions): no event has happened to a booking in them yet. */
+const IN_FLIGHT = new Set(['held', 'awaiting_payment']);
+
+function timeOf(value: unknown): number {
+	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
 /**
- * Why the service's booking contradicts the event, or undefined when it confirms it: the request must carry the
- * booking exactly as the service holds it, in the state the event leaves it in. A booking changed again since the
- * event cannot confirm it either, and is refused (its later change is an event of its own).
- *
- * The state must fit the kind (contract, Events and States): `booking.created` is the first confirmation, at creation
- * or, for a paid event type, when the payment succeeds — so a booking changed after it was made and not paid online
- * was rescheduled (or edited) since, and its record is not a creation. `booking.rescheduled` moves a booking, so one
- * unchanged since it was made was not rescheduled. A kind this check does not know cannot be confirmed beyond its
- * booking (the caller acknowledges it without a run).
+ * Why the service's booking does not show that an event of this kind happened, or undefined when it does:
+ * - booking.cancelled: it is cancelled; booking.no_show: it is marked no-show (both final for these events);
+ * - booking.created: it was confirmed at some point — not in flight, not cancelled by the system for a payment never
+ *   completed — and made (or, with a payment, last changed) within CREATION_HORIZON_MS;
+ * - booking.rescheduled: it changed after it was made, and is not in flight.
+ * What happened to it since (a note edit, completed, moved again) does not matter: the later state is what runs.
  */
-export function contradiction(eventType: string, posted: IDataObject, fetched: unknown): string | undefined {
+export function unproven(eventType: string, fetched: unknown, nowMs: number): string | undefined {
 	if (typeof fetched !== 'object' || fetched === null) return 'the service returned no booking';
-	if (!sameJson(posted, fetched)) {
-		return "the booking in the request is not the service's booking as it is now (forged, or changed since the event)";
-	}
 	const booking = fetched as IDataObject;
-	const expected = STATUS_AFTER_EVENT[eventType];
-	if (expected === undefined) return undefined; // a kind added later: the caller acknowledges it without a run
-	if (booking.status !== expected) return `a ${eventType} event cannot leave a booking in status ${String(booking.status)}`;
-	const changedMs = changedAfterMadeMs(booking);
-	if (changedMs === undefined) return 'the booking carries no readable createdAt and updatedAt';
-	const paidOnline = (booking.payment as IDataObject | null | undefined)?.status === 'paid';
-	if (eventType === 'booking.created' && changedMs > SAME_INSTANT_MS && !paidOnline) {
-		return 'the booking changed after it was made without an online payment, so this record is not its creation (rescheduled or edited since)';
+	const status = String(booking.status);
+	switch (eventType) {
+		case 'booking.cancelled':
+			return status === 'cancelled' ? undefined : `the booking is ${status}, not cancelled`;
+		case 'booking.no_show':
+			return status === 'no_show' ? undefined : `the booking is ${status}, not a no-show`;
 	}
-	if (eventType === 'booking.rescheduled' && changedMs <= 0) {
-		return 'a booking unchanged since it was made was not rescheduled';
+	if (IN_FLIGHT.has(status)) return `the booking is still ${status}`;
+	const made = timeOf(booking.createdAt);
+	const changed = timeOf(booking.updatedAt);
+	if (Number.isNaN(made) || Number.isNaN(changed)) return 'the booking carries no readable createdAt and updatedAt';
+	if (eventType === 'booking.rescheduled') {
+		return changed - made > SAME_INSTANT_MS ? undefined : 'a booking unchanged since it was made was not rescheduled';
+	}
+	// booking.created
+	if ((booking.cancellation as IDataObject | null | undefined)?.by === 'system') {
+		return 'the system cancelled the booking, which it does for a payment never completed: it was never confirmed';
+	}
+	const createdBy = booking.payment === null || booking.payment === undefined ? made : changed;
+	if (nowMs - createdBy > CREATION_HORIZON_MS) {
+		return 'the booking was made longer ago than the service retries a delivery';
 	}
 	return undefined;
 }
@@ -144,17 +132,21 @@ export async function authenticateByApi(
 	} catch (error) {
 		return refuseDelivery(context, `its signature cannot be checked, and reading booking ${bookingId} failed: ${(error as Error).message}`);
 	}
-	const problem = contradiction(envelope.type, envelope.data.booking, fetched);
-	if (problem !== undefined) return refuseDelivery(context, `its signature cannot be checked, and ${problem}`);
-	if (STATUS_AFTER_EVENT[envelope.type] === undefined) {
+	const fact = factOf(envelope.type, fetched as IDataObject);
+	if (fact === undefined) {
 		return acknowledgeWithoutRun(`an event of kind ${envelope.type} cannot be confirmed from its booking, so it does not run`);
 	}
-	// Judged and recorded (by runEvent) in one synchronous step, so of two requests for one state only one runs. A
+	const problem = unproven(envelope.type, fetched, nowMs);
+	if (problem !== undefined) return refuseDelivery(context, `its signature cannot be checked, and ${problem}`);
+	// Judged and recorded (by runEvent) in one synchronous step, so of two requests for one fact only one runs. A
 	// refused request records nothing: it cannot take the place of the service's own event.
-	const judged = statesRun.judge(dedupeScope(context), envelope.type, envelope.id, fetched as IDataObject);
+	const judged = factsRun.judge(dedupeScope(context), fact, envelope.id, fetched as IDataObject);
 	if (judged.verdict === 'repeat') return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
-	if (judged.verdict === 'contradicted') {
-		return refuseDelivery(context, `its signature cannot be checked, and ${judged.reason}`);
+	if (judged.verdict === 'ran') {
+		return refuseDelivery(
+			context,
+			`its signature cannot be checked, and what it reports of booking ${bookingId} already ran as event ${judged.eventId} (a replay, or a later event of a fact that ran with the booking's newest state)`,
+		);
 	}
 	context.logger.info(
 		`Booking Service Trigger could not check the signature of event ${envelope.id} (the API key changed) and confirmed it by reading booking ${bookingId} from the service.`,

@@ -1,114 +1,84 @@
 /**
- * What each trigger last ran per booking: the booking's state (its `updatedAt`) and which kinds of event ran for that
- * state, under which event ids. Signed deliveries are proven by their signature and need none of this; it serves the
- * check against the service (apiCheck.ts), which proves a booking state but not the event: a request repeating a
- * booking's current record (a captured delivery) under a new event id, or under another event kind, would pass that
- * check. With this memory such a request is refused for as long as the booking is remembered, whatever its age:
+ * The booking facts each trigger ran, per process: what makes a fact proven by reading the booking (apiCheck.ts) run
+ * at most once, whatever the request that asked for it. A delivery checked against the service proves a fact about
+ * the booking, not the event, so the fact is the unit: a booking cancelled (once per booking), marked no-show (once
+ * per booking), created (once per booking), or changed after it was made — a reschedule — once per booking state (its
+ * `updatedAt`). Signed events record the fact they report too, so a replay of it runs nothing in any order.
  *
- * - the same state and kind under another event id: a replay (the service sends one event per change);
- * - `booking.created` for a booking that already ran in an earlier state: a booking is created once;
- * - another kind for a state a signed event already reported: one change, one event.
- *
- * Bounded: the last MAX_BOOKINGS bookings per trigger, for the MAX_SCOPES triggers that ran events last. Per process
- * and lost on a restart, like the event ids (answers.ts explains why not in static data).
+ * Compact and bounded in total, not per trigger: one entry per fact — a 128-bit digest of (trigger, booking, fact) →
+ * the event id that ran it — at most MAX_FACTS in this process, the ones that ran last. Lost on a restart and not shared
+ * between webhook processes (answers.ts explains why not in static data).
  */
-import { setAsNewest } from '../shared/setAsNewest';
+import { createHash } from 'node:crypto';
 
-export interface BookingStateLimits {
-	/** Bookings remembered per trigger, the ones that ran last. */
-	maxBookings: number;
-	/** Triggers remembered, the ones that ran an event last. */
-	maxScopes: number;
-}
 
-export const BOOKING_STATE_LIMITS: BookingStateLimits = { maxBookings: 1_000, maxScopes: 200 };
+/** Facts held in this process at most (the last half of them always): the red-team test R19-12 measures the heap. */
+export const MAX_FACTS = 60_000;
 
-/** The parts of a booking this memory keeps; a longer `updatedAt` than any timestamp is cut, so an entry stays small. */
-const MAX_STAMP_LENGTH = 64;
+/** Event ids are short; one longer than this is cut, so an entry stays small. */
+const MAX_EVENT_ID_LENGTH = 40;
 
-interface RanKind {
-	eventId: string;
-	/** Ran from a signed delivery, not only confirmed against the service. */
-	signed: boolean;
-}
-
-interface RanState {
-	updatedAt: string;
-	/** Event kind → the event that ran it; at most one entry per kind. */
-	kinds: Map<string, RanKind>;
-}
-
-export type StateVerdict =
+export type FactVerdict =
 	| { verdict: 'new' }
 	/** The very event that already ran (its id was forgotten by the shorter event-id memory). */
 	| { verdict: 'repeat' }
-	| { verdict: 'contradicted'; reason: string };
+	/** The fact already ran under another event id: a replay, or a later event whose fact ran already. */
+	| { verdict: 'ran'; eventId: string };
 
-function stampOf(updatedAt: unknown): string {
-	return String(updatedAt).slice(0, MAX_STAMP_LENGTH);
+/** The fact an event of this kind reports about the booking, or undefined for a kind that reports none known. */
+export function factOf(eventType: string, booking: { updatedAt?: unknown }): string | undefined {
+	switch (eventType) {
+		case 'booking.created':
+		case 'booking.cancelled':
+		case 'booking.no_show':
+			return eventType;
+		case 'booking.rescheduled':
+			return `${eventType}@${String(booking.updatedAt)}`;
+		default:
+			return undefined;
+	}
 }
 
-export class BookingStatesRun {
-	readonly #scopes = new Map<string, Map<string, RanState>>();
-	readonly #limits: BookingStateLimits;
+/**
+ * Two generations instead of a strict LRU: a Map whose oldest entries are deleted one by one keeps their holes at its
+ * front until it rehashes, which makes each eviction walk them. When the newer generation is full the older one is
+ * dropped whole, so every fact of the last MAX_FACTS / 2 is remembered, and at most MAX_FACTS are held.
+ */
+export class BookingFactsRun {
+	#newer = new Map<string, string>();
+	#older = new Map<string, string>();
+	readonly #generationSize: number;
 
-	constructor(limits: BookingStateLimits = BOOKING_STATE_LIMITS) {
-		this.#limits = limits;
+	constructor(maxFacts: number = MAX_FACTS) {
+		this.#generationSize = Math.max(1, Math.floor(maxFacts / 2));
 	}
 
-	/** Whether an event reporting `booking` in its state may run, given what this trigger ran for the booking before. */
-	judge(scope: string, eventType: string, eventId: string, booking: { id?: unknown; updatedAt?: unknown }): StateVerdict {
-		const bookingId = String(booking.id);
-		const ran = this.#scopes.get(scope)?.get(bookingId);
-		if (ran === undefined) return { verdict: 'new' };
-		const sameState = ran.updatedAt === stampOf(booking.updatedAt);
-		const sameKind = sameState ? ran.kinds.get(eventType) : undefined;
-		if (sameKind !== undefined) {
-			if (sameKind.eventId === eventId) return { verdict: 'repeat' };
-			return {
-				verdict: 'contradicted',
-				reason: `booking ${bookingId} in this state already ran as ${eventType} event ${sameKind.eventId}, and the service sends one event per change (a replay)`,
-			};
-		}
-		if (eventType === 'booking.created' && !sameState) {
-			return {
-				verdict: 'contradicted',
-				reason: `booking ${bookingId} already ran in an earlier state, and a booking is created once`,
-			};
-		}
-		const signedKind = sameState ? [...ran.kinds].find(([, kind]) => kind.signed)?.[0] : undefined;
-		if (signedKind !== undefined) {
-			return {
-				verdict: 'contradicted',
-				reason: `a signed ${signedKind} event already reported booking ${bookingId} in this state, and one change is one event`,
-			};
-		}
-		return { verdict: 'new' };
+	#key(scope: string, fact: string, bookingId: unknown): string {
+		const digest = createHash('sha256').update(`${scope}\n${String(bookingId)}\n${fact}`).digest();
+		return digest.subarray(0, 16).toString('base64url');
 	}
 
-	/** Records that `eventType` ran for `booking` in its state. A new state replaces what was kept for the booking. */
-	record(
-		scope: string,
-		eventType: string,
-		eventId: string,
-		booking: { id?: unknown; updatedAt?: unknown },
-		signed: boolean,
-	): void {
-		const bookings = this.#scopes.get(scope) ?? new Map<string, RanState>();
-		setAsNewest(this.#scopes, scope, bookings, this.#limits.maxScopes);
-		const bookingId = String(booking.id);
-		const updatedAt = stampOf(booking.updatedAt);
-		const previous = bookings.get(bookingId);
-		const state: RanState =
-			previous !== undefined && previous.updatedAt === updatedAt ? previous : { updatedAt, kinds: new Map() };
-		state.kinds.set(eventType, { eventId, signed });
-		setAsNewest(bookings, bookingId, state, this.#limits.maxBookings);
+	/** Whether an event reporting `fact` of `booking` may run, given what this trigger ran before. */
+	judge(scope: string, fact: string, eventId: string, booking: { id?: unknown }): FactVerdict {
+		const key = this.#key(scope, fact, booking.id);
+		const ranAs = this.#newer.get(key) ?? this.#older.get(key);
+		if (ranAs === undefined) return { verdict: 'new' };
+		return ranAs === eventId.slice(0, MAX_EVENT_ID_LENGTH) ? { verdict: 'repeat' } : { verdict: 'ran', eventId: ranAs };
 	}
 
-	/** Entries held now, for the test that proves the bounds. */
-	get size(): { scopes: number; bookings: number } {
-		let bookings = 0;
-		for (const scope of this.#scopes.values()) bookings += scope.size;
-		return { scopes: this.#scopes.size, bookings };
+	/** Records that `fact` of `booking` ran as event `eventId`. */
+	record(scope: string, fact: string, eventId: string, booking: { id?: unknown }): void {
+		const key = this.#key(scope, fact, booking.id);
+		this.#older.delete(key);
+		if (!this.#newer.has(key) && this.#newer.size >= this.#generationSize) {
+			this.#older = this.#newer;
+			this.#newer = new Map();
+		}
+		this.#newer.set(key, eventId.slice(0, MAX_EVENT_ID_LENGTH));
+	}
+
+	/** Facts held now, for the test that proves the bound. */
+	get size(): number {
+		return this.#newer.size + this.#older.size;
 	}
 }

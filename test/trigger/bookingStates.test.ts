@@ -1,63 +1,64 @@
 import { describe, expect, it } from 'vitest';
-import { BOOKING_STATE_LIMITS, BookingStatesRun } from '../../nodes/BookingServiceTrigger/bookingStates.ts';
+import { BookingFactsRun, MAX_FACTS, factOf } from '../../nodes/BookingServiceTrigger/bookingStates.ts';
 
 const made = '2026-03-01T09:00:00.000Z';
 const moved = '2026-03-02T10:00:00.000Z';
-const booking = (id: string, updatedAt = made) => ({ id, updatedAt });
 
-describe('BookingStatesRun: what a trigger ran per booking', () => {
-	it('refuses a state run before under another event id, and lets the same event through as a repeat', () => {
-		const states = new BookingStatesRun();
-		expect(states.judge('t', 'booking.created', 'evt_1', booking('b1'))).toEqual({ verdict: 'new' });
-		states.record('t', 'booking.created', 'evt_1', booking('b1'), false);
-		expect(states.judge('t', 'booking.created', 'evt_1', booking('b1'))).toEqual({ verdict: 'repeat' });
-		expect(states.judge('t', 'booking.created', 'evt_2', booking('b1')).verdict).toBe('contradicted');
-		// Another trigger ran nothing for it.
-		expect(states.judge('other', 'booking.created', 'evt_2', booking('b1'))).toEqual({ verdict: 'new' });
+describe('BookingFactsRun: the booking facts a trigger ran', () => {
+	it('a fact runs once: the same event again is a repeat, another event id finds it ran; another trigger ran nothing', () => {
+		const facts = new BookingFactsRun();
+		const fact = factOf('booking.cancelled', { updatedAt: made })!;
+		expect(facts.judge('t', fact, 'evt_1', { id: 'b1' })).toEqual({ verdict: 'new' });
+		facts.record('t', fact, 'evt_1', { id: 'b1' });
+		expect(facts.judge('t', fact, 'evt_1', { id: 'b1' })).toEqual({ verdict: 'repeat' });
+		expect(facts.judge('t', fact, 'evt_2', { id: 'b1' })).toEqual({ verdict: 'ran', eventId: 'evt_1' });
+		expect(facts.judge('other', fact, 'evt_2', { id: 'b1' })).toEqual({ verdict: 'new' });
+		expect(facts.judge('t', fact, 'evt_2', { id: 'b2' })).toEqual({ verdict: 'new' });
 	});
 
-	it('a creation once per booking; a later state of another kind runs', () => {
-		const states = new BookingStatesRun();
-		states.record('t', 'booking.created', 'evt_1', booking('b1'), true);
-		expect(states.judge('t', 'booking.created', 'evt_2', booking('b1', moved)).verdict).toBe('contradicted');
-		expect(states.judge('t', 'booking.rescheduled', 'evt_3', booking('b1', moved))).toEqual({ verdict: 'new' });
+	it('a creation, cancellation and no-show once per booking whatever its state; a reschedule once per state', () => {
+		expect(factOf('booking.created', { updatedAt: made })).toBe(factOf('booking.created', { updatedAt: moved }));
+		expect(factOf('booking.cancelled', { updatedAt: made })).toBe(factOf('booking.cancelled', { updatedAt: moved }));
+		expect(factOf('booking.no_show', { updatedAt: made })).toBe(factOf('booking.no_show', { updatedAt: moved }));
+		expect(factOf('booking.rescheduled', { updatedAt: made })).not.toBe(factOf('booking.rescheduled', { updatedAt: moved }));
+		expect(factOf('booking.paid', { updatedAt: made })).toBeUndefined();
 	});
 
-	it('one state, one kind when a signed event reported it; an unproven one does not block the service’s own event', () => {
-		const states = new BookingStatesRun();
-		states.record('t', 'booking.created', 'evt_1', booking('b1'), true);
-		expect(states.judge('t', 'booking.rescheduled', 'evt_2', booking('b1')).verdict).toBe('contradicted');
-		states.record('t', 'booking.created', 'evt_3', booking('b2', moved), false);
-		expect(states.judge('t', 'booking.rescheduled', 'evt_4', booking('b2', moved))).toEqual({ verdict: 'new' });
-		states.record('t', 'booking.rescheduled', 'evt_4', booking('b2', moved), true);
-		// Both kinds are kept for the state: a replay of either is refused.
-		expect(states.judge('t', 'booking.created', 'evt_5', booking('b2', moved)).verdict).toBe('contradicted');
-		expect(states.judge('t', 'booking.rescheduled', 'evt_6', booking('b2', moved)).verdict).toBe('contradicted');
-	});
-
-	it(`is bounded: the last ${BOOKING_STATE_LIMITS.maxBookings} bookings per trigger, for the last ${BOOKING_STATE_LIMITS.maxScopes} triggers`, () => {
-		const states = new BookingStatesRun();
-		const { maxBookings, maxScopes } = BOOKING_STATE_LIMITS;
-		states.record('t0', 'booking.created', 'evt_first', booking('first'), false);
-		for (let index = 0; index < maxBookings - 1; index++) {
-			states.record('t0', 'booking.created', `evt_${index}`, booking(`b${index}`), false);
+	it(`is bounded in total: at most ${MAX_FACTS} facts across triggers, and always the last ${MAX_FACTS / 2}`, () => {
+		const facts = new BookingFactsRun();
+		facts.record('t0', 'booking.created', 'evt_first', { id: 'first' });
+		let largest = 0;
+		for (let index = 0; index < MAX_FACTS - 1; index++) {
+			facts.record(`t${index % 300}`, 'booking.created', `evt_${index}`, { id: `b${index}` });
+			largest = Math.max(largest, facts.size);
 		}
-		// Still remembered with maxBookings bookings held; one more pushes the oldest out, and its replay would run.
-		expect(states.judge('t0', 'booking.created', 'evt_replay', booking('first')).verdict).toBe('contradicted');
-		states.record('t0', 'booking.created', 'evt_last', booking('last'), false);
-		expect(states.judge('t0', 'booking.created', 'evt_replay', booking('first'))).toEqual({ verdict: 'new' });
-		expect(states.size).toEqual({ scopes: 1, bookings: maxBookings });
-
-		for (let scope = 1; scope <= maxScopes; scope++) states.record(`t${scope}`, 'booking.created', 'evt', booking('b'), false);
-		expect(states.size.scopes).toBe(maxScopes);
-		expect(states.judge('t0', 'booking.created', 'evt_replay', booking('last'))).toEqual({ verdict: 'new' });
-		expect(states.judge(`t${maxScopes}`, 'booking.created', 'evt_replay', booking('b')).verdict).toBe('contradicted');
+		// With MAX_FACTS held the first is still known; one more drops the older generation, and it with it.
+		expect(largest).toBe(MAX_FACTS);
+		expect(facts.judge('t0', 'booking.created', 'evt_replay', { id: 'first' }).verdict).toBe('ran');
+		facts.record('t1', 'booking.created', 'evt_last', { id: 'last' });
+		expect(facts.size).toBe(MAX_FACTS / 2 + 1);
+		expect(facts.judge('t0', 'booking.created', 'evt_replay', { id: 'first' })).toEqual({ verdict: 'new' });
+		const oldestKept = MAX_FACTS / 2 - 1; // loop index of the first fact of the newer generation, now the older
+		expect(facts.judge(`t${oldestKept % 300}`, 'booking.created', 'evt_replay', { id: `b${oldestKept}` }).verdict).toBe('ran');
+		// A fact recorded again moves to the newer generation and outlives its neighbours.
+		const fresh = new BookingFactsRun(4);
+		fresh.record('t', 'booking.created', 'evt_a', { id: 'a' });
+		fresh.record('t', 'booking.created', 'evt_b', { id: 'b' });
+		fresh.record('t', 'booking.created', 'evt_c', { id: 'c' }); // a and b are now the older generation
+		fresh.record('t', 'booking.created', 'evt_a', { id: 'a' });
+		fresh.record('t', 'booking.created', 'evt_d', { id: 'd' }); // c and a older; b dropped
+		expect(['a', 'b', 'c', 'd'].map((id) => fresh.judge('t', 'booking.created', 'x', { id }).verdict)).toEqual(['ran', 'new', 'ran', 'ran']);
+		expect(fresh.size).toBe(3);
 	});
 
-	it('keeps at most 64 characters of a state stamp', () => {
-		const states = new BookingStatesRun();
+	it('keeps at most 40 characters of an event id, and a fact of any length as a fixed-size digest', () => {
+		const facts = new BookingFactsRun();
 		const long = 'x'.repeat(10_000);
-		states.record('t', 'booking.created', 'evt_1', booking('b1', long), false);
-		expect(states.judge('t', 'booking.created', 'evt_2', booking('b1', long)).verdict).toBe('contradicted');
+		facts.record('t', factOf('booking.rescheduled', { updatedAt: long })!, `evt_${long}`, { id: 'b1' });
+		expect(facts.judge('t', factOf('booking.rescheduled', { updatedAt: long })!, `evt_${long}`, { id: 'b1' })).toEqual({ verdict: 'repeat' });
+		expect(facts.judge('t', factOf('booking.rescheduled', { updatedAt: long })!, 'evt_2', { id: 'b1' })).toEqual({
+			verdict: 'ran',
+			eventId: `evt_${long}`.slice(0, 40),
+		});
 	});
 });

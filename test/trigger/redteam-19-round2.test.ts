@@ -2,7 +2,8 @@
 // the booking state run), 09e3766 (deleting drains for room) and 654f0d4 (secrets kept once opened; budgets). Each
 // `it` states the sequence and what is promised. "FINDING (open)" marks a defect not fixed yet, kept as an expected
 // failure (`it.fails`): it passes while the defect is there and fails — telling whoever fixes it to make it a plain
-// `it` — once it is gone.
+// `it` — once it is gone. "FIXED" marks one since fixed: the check now asks whether the service's booking shows the
+// event happened (apiCheck.ts, unproven) and runs each fact once (bookingStates.ts), so the test is a plain `it`.
 // This file: genuine events lost. redteam-19-round2-forged.test.ts: forged events that run, and memory.
 import { describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
@@ -13,7 +14,7 @@ import { redTeamSetup, runKinds } from './redteam-19-round2-support.ts';
 const { sim, harnesses, advance, activeTrigger, bookLatest, serviceSecretOf, serviceRetry } = redTeamSetup();
 
 describe('red team, issue 19 round 2: genuine events refused for good after a rotation', () => {
-	// FINDING (open) R19-6, high: a lost cancellation. Issue 19 requires that after a rotation "every event the service
+	// FIXED R19-6 (was open), high: a lost cancellation. Issue 19 requires that after a rotation "every event the service
 	// sends runs exactly once"; README (Security) says an event whose booking changed again before its delivery was
 	// checked is refused "each time; its later change runs as its own event". The contract does not promise that every
 	// change is an event (it shows no event for `completed`, and no payment.status transitions); the simulator's host
@@ -22,7 +23,7 @@ describe('red team, issue 19 round 2: genuine events refused for good after a ro
 	// Delivery rules 3); meanwhile the host edits the booking's notes (no event). Every attempt is refused (401: "the
 	// booking in the request is not the service's booking as it is now"), the service's retries carry the same bytes,
 	// so they are refused for days, and no later event exists: the workflow never learns of the cancellation.
-	it.fails('FINDING (open) R19-6: a cancellation whose booking then changes without an event is refused on every retry and never runs', async () => {
+	it('FIXED R19-6: a cancellation whose booking then changes without an event runs once, and its retries are acknowledged', async () => {
 		const trigger = await activeTrigger();
 		const [subscription] = sim.control.webhooks();
 		const newKey = rotateKey(sim, trigger);
@@ -51,12 +52,12 @@ describe('red team, issue 19 round 2: genuine events refused for good after a ro
 		});
 	});
 
-	// FINDING (open) R19-7, high: the same with the contract's own event-less change. A booking is rescheduled to a
+	// FIXED R19-7 (was open), high: the same with the contract's own event-less change. A booking is rescheduled to a
 	// time soon after; the reschedule's delivery is delayed past the meeting, which completes (contract: `completed`
 	// exists, no event is emitted for it). Every attempt of booking.rescheduled is refused ("not the service's booking
 	// as it is now") and no later event follows: the reschedule is lost for good (e.g. the calendar entry the workflow
 	// keeps stays at the old time).
-	it.fails('FINDING (open) R19-7: a reschedule delivered after the booking completed (no event) is refused on every retry and never runs', async () => {
+	it('FIXED R19-7: a reschedule delivered after the booking completed (no event) runs once, and its retries are acknowledged', async () => {
 		const trigger = await activeTrigger();
 		const [subscription] = sim.control.webhooks();
 		const newKey = rotateKey(sim, trigger);
@@ -84,12 +85,12 @@ describe('red team, issue 19 round 2: genuine events refused for good after a ro
 			runs: ['booking.created', 'booking.rescheduled'],
 		});
 	});
-	// FINDING (open) R19-11, medium: README's mitigation ("its later change runs as its own event") does not reach a
+	// FIXED R19-11 (was open), medium: README's mitigation ("its later change runs as its own event") does not reach a
 	// workflow that selects only booking.created — the shipped example new-booking-to-slack.json does. Sequence: key
 	// rotated in place; a booking is made and the booker moves it a minute later; the creation's delivery arrives after
 	// the move (out of order, or retried after n8n was down). booking.created is refused on every attempt ("not the
 	// service's booking as it is now"); booking.rescheduled is not selected. The new booking is never announced.
-	it.fails('FINDING (open) R19-11: a created-only workflow never announces a booking moved before its creation was delivered', async () => {
+	it('FIXED R19-11: a created-only workflow announces a booking moved before its creation was delivered', async () => {
 		const trigger = await startTriggerHarness({
 			baseUrl: sim.baseUrl,
 			apiKey: sim.apiKeys.readWrite,
@@ -114,7 +115,7 @@ describe('red team, issue 19 round 2: genuine events refused for good after a ro
 		}
 		expect({ retries, runs: runKinds(trigger) }).toEqual({ retries: [200, 200, 200], runs: ['booking.created'] });
 	});
-	// FINDING (open) R19-14, high if the service holds slots (conditional on what the contract leaves open). Contract:
+	// FIXED R19-14 (was open), high if the service holds slots (conditional on what the contract leaves open). Contract:
 	// `held` is an in-flight status ("moves into held: not shown"), and booking.created is emitted when "a booking
 	// became confirmed for the first time" — not necessarily when it was made. A free booking held while the booker
 	// fills in the form and confirmed a minute later carries createdAt = the hold, updatedAt = the confirmation,
@@ -122,7 +123,7 @@ describe('red team, issue 19 round 2: genuine events refused for good after a ro
 	// payment"), on every retry: after a rotation every such booking is lost. The simulator has no held → confirmed
 	// move, so the record is made with the same fields (a silent confirmed booking whose updatedAt moved 90 s after
 	// createdAt), and the service's delivery is played by signing it with the old subscription's own secret.
-	it.fails('FINDING (open) R19-14: a genuine booking.created for a booking confirmed a minute after it was made (held first, free) is refused for good', async () => {
+	it('FIXED R19-14: a genuine booking.created for a booking confirmed a minute after it was made (held first, free) runs once', async () => {
 		const trigger = await activeTrigger();
 		const [subscription] = sim.control.webhooks();
 		const newKey = rotateKey(sim, trigger);

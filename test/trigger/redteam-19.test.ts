@@ -73,8 +73,8 @@ function forgedBody(type: string, booking: unknown): string {
 
 describe('red team, issue 19: the API-check path', () => {
 	// R19-1, fixed. The booking-state memory was the event-id memory (24 hours), so a day later the same captured body
-	// ran again. Now each trigger remembers the state it last ran per booking, with no time limit (bookingStates.ts:
-	// the last 1,000 bookings per trigger, for the 200 triggers that ran last, until the process restarts).
+	// ran again. Now each booking fact runs once per trigger, with no time limit (bookingStates.ts: a creation once
+	// per booking; up to 60,000 facts per process, the last 30,000 always kept, until the process restarts).
 	it('FIXED (R19-1): a captured genuine delivery replayed a day later (new event id, fresh t, no key) is refused and starts nothing', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
@@ -92,8 +92,8 @@ describe('red team, issue 19: the API-check path', () => {
 
 	// R19-2, fixed. A rescheduled booking is `confirmed` like a created one, so its record posted as booking.created
 	// passed the status check, ran as a creation, and the genuine booking.rescheduled was then dropped as "already
-	// received". Now a free booking changed after it was made cannot be a creation (apiCheck.ts, contradiction), and a
-	// refused request records nothing, so the service's own event runs.
+	// received". Now a creation runs once per booking (bookingStates.ts), so the record posted as booking.created finds
+	// the creation already ran and is refused; a refused request records nothing, so the service's own event runs.
 	it('FIXED (R19-2): a rescheduled booking posted as booking.created is refused, and the genuine reschedule runs', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
