@@ -147,6 +147,13 @@ describe('ItemParameters', () => {
 		).toThrow('Event Type is required [item 2]');
 	});
 
+	it('a malformed ID or email says what to do next: an AI agent sees only the message', () => {
+		expect(() => read({ bookingId: { mode: 'id', value: 'booking-1' } }).requiredResourceLocatorId('bookingId', 'Booking')).toThrow(
+			'Booking must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd (got "booking-1"); nothing was sent; use an ID exactly as the service returned it (Get Many lists them) [item 2]',
+		);
+		expect(() => read({ id: 'x' }).requiredResourceId('id', 'Webhook Subscription ID')).toThrow(/; nothing was sent; use an ID exactly as/);
+	});
+
 	it('converts date-times to UTC, reading wall-clock values in the workflow time zone', () => {
 		expect(read({ start: '2026-03-02T10:00:00+01:00' }).requiredUtcDateTime('start', 'Start')).toBe(
 			'2026-03-02T09:00:00Z',

@@ -61,6 +61,9 @@ export function integerProblem(
 	return undefined;
 }
 
+/** What to do about a malformed ID; an AI agent that made one up reads only the message. */
+const ID_NEXT_STEP = 'nothing was sent; use an ID exactly as the service returned it (Get Many lists them)';
+
 /** Where every operation that reads or shows dates keeps its Time Zone option. */
 export const TIME_ZONE_OPTION = 'options.timeZone';
 
@@ -132,7 +135,7 @@ export class ItemParameters {
 
 	requiredResourceId(name: string, label: string): string {
 		return this.required(
-			this.checked(this.optionalString(name, label), label, resourceIdProblem),
+			this.checked(this.optionalString(name, label), label, resourceIdProblem, ID_NEXT_STEP),
 			label,
 		);
 	}
@@ -144,7 +147,7 @@ export class ItemParameters {
 			| string;
 		const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
 		const text = value === undefined || value === null ? '' : String(value).trim();
-		return this.checked(text === '' ? undefined : text, label, resourceIdProblem);
+		return this.checked(text === '' ? undefined : text, label, resourceIdProblem, ID_NEXT_STEP);
 	}
 
 	requiredResourceLocatorId(name: string, label: string): string {
