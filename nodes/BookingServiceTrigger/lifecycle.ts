@@ -101,7 +101,7 @@ export async function subscriptionExists(this: Context): Promise<boolean> {
 		}
 		await retire(this, nodeData, stored, credential, owner, 'the webhook URL or the events changed', REPLACE_TIMEOUT_MS);
 	} else if (await isRotatedKey(stored, credential)) {
-		drain(this, nodeData, stored, credential, owner, Date.now());
+		drain(this, nodeData, stored, owner, Date.now());
 	} else {
 		await retire(this, nodeData, stored, credential, owner, 'the credential changed', REPLACE_TIMEOUT_MS);
 	}

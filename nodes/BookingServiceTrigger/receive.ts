@@ -4,8 +4,9 @@
  * 1. Junk (no raw body, no well-formed signature header) is refused before any credential is read.
  * 2. The signature is checked against the current subscription's secret: valid → the event runs.
  * 3. Then against the secrets of subscriptions this node replaced (newest first): from one draining after a key
- *    rotation, events made before its replacement run and later ones (which the replacement delivers) are
- *    acknowledged; from any other, the answer is 410 so the service deletes it.
+ *    rotation, events made before its replacement are checked against the service (the old key may have leaked) and
+ *    later ones (which the replacement delivers) are acknowledged; from any other, the answer is 410 so the service
+ *    deletes it.
  * 4. If a secret that could sign this delivery cannot be opened here (the API key was rotated and this process never
  *    unsealed it), the event is checked against the service instead (apiCheck.ts).
  * 5. Anything else is refused with the one uniform 401.
@@ -89,21 +90,20 @@ class RequestSecrets {
 	}
 }
 
-/** A delivery proven to come from a subscription this node replaced. */
-function answerReplaced(
+/**
+ * A delivery signed with the secret of a subscription this node replaced. One draining after a key rotation is not
+ * trusted on its signature: the rotated key may have leaked, and with it and a workflow export (static data holds the
+ * sealed secret) anyone can sign. Its events are checked against the service like unreadable ones (apiCheck.ts).
+ */
+async function answerReplaced(
 	context: IWebhookFunctions,
 	leftover: LeftoverSubscription,
 	rawBody: Buffer | string,
+	header: string | string[] | undefined,
 	nowMs: number,
-): IWebhookResponseData {
+): Promise<IWebhookResponseData> {
 	if (!isDraining(leftover, nowMs)) return answerGone(context, leftover.id);
-	const envelope = parseDeliveryEnvelope(rawBody);
-	if ('problem' in envelope) return acknowledgeWithoutRun(envelope.problem);
-	const eventMs = typeof envelope.createdAt === 'string' ? Date.parse(envelope.createdAt) : Number.NaN;
-	if (eventMs >= madeBefore(leftover)) {
-		return acknowledgeWithoutRun('made after its subscription was replaced: the new subscription delivers it');
-	}
-	return runEvent(context, envelope);
+	return await authenticateByApi(context, rawBody, header, madeBefore(leftover));
 }
 
 /** Events made before this time reached only the draining subscription; without a replacement yet, all of them. */
@@ -178,7 +178,7 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 		if ('secret' in opened) {
 			if (!verifyDeliverySignature(rawBody, header, opened.secret, nowSeconds).valid) continue;
 			// webhook() writes no static data: after a 410 the next activation's DELETE finds it gone and drops it.
-			return answerReplaced(context, leftover, rawBody, nowMs);
+			return await answerReplaced(context, leftover, rawBody, header, nowMs);
 		}
 		if ('unreadable' in opened && isDraining(leftover, nowMs)) {
 			uncheckableBefore = Math.max(uncheckableBefore, madeBefore(leftover));

@@ -86,30 +86,21 @@ function asLeftover(record: StoredSubscription | LeftoverSubscription): Leftover
 }
 
 /**
- * Keeps the subscription of a rotated key as a draining leftover. If this process knows its secret (a delivery
- * verified it), the secret is sealed again under the new key so that every process can verify its deliveries;
- * otherwise they are checked against the service (see apiCheck.ts).
+ * Keeps the subscription of a rotated key as a draining leftover, its secret still sealed under the old key: a
+ * rotated key may have leaked, so nothing is sealed again under the new one, and every delivery from the drain is
+ * checked against the service (receive.ts, apiCheck.ts).
  */
 export function drain(
 	context: Context,
 	nodeData: IDataObject,
 	stored: StoredSubscription,
-	credential: CurrentCredential,
 	owner: Owner,
 	nowMs: number,
 ): void {
-	const binding = bindingOf(owner);
-	const known = unsealedSecrets.get(binding, stored.sealedSecret);
 	const drainUntil = new Date(nowMs + DRAIN_MS).toISOString();
 	const { id, baseUrl, accountId } = stored;
 	setAsNewest(drainsInThisProcess, id, { id, baseUrl, accountId, drainUntil }, DRAINS_REMEMBERED);
-	keepLeftovers(context, nodeData, owner, [
-		{
-			...asLeftover(stored),
-			sealedSecret: known === undefined ? stored.sealedSecret : sealSecret(known, credential.apiKey, binding),
-			drainUntil,
-		},
-	]);
+	keepLeftovers(context, nodeData, owner, [{ ...asLeftover(stored), drainUntil }]);
 	context.logger.info(
 		`Booking Service Trigger: the credential's API key changed, so webhook subscription ${stored.id} is replaced by a new one. The old one is kept until ${drainUntil} so that the service's retries of earlier events still run once, and deleted after that.`,
 		logContext(context),

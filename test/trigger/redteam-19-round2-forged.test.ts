@@ -187,7 +187,8 @@ describe('red team, issue 19 round 2: how old a booking may be announced', () =>
 });
 
 describe('red team, issue 19 round 2: a revoked key keeps its power', () => {
-	// FINDING (open) R19-13, high (arbitrary events run). Contract, Authentication: a lost key "is revoked and
+	// FIXED R19-13 (was open; a draining subscription's deliveries are now checked against the service whatever their
+	// signature, and its secret is no longer sealed again under the new key), high (arbitrary events run). Contract, Authentication: a lost key "is revoked and
 	// replaced", and a revoked key stops working on the next request. README Security: the signing secret is sealed
 	// under a key derived from the API key and the workflow and node ids, and static data is plain text in the database
 	// and in workflow exports. So whoever holds the leaked key and a workflow export (shared as a template, in git, a
@@ -198,7 +199,7 @@ describe('red team, issue 19 round 2: a revoked key keeps its power', () => {
 	// the re-activation — on n8n 2.41 until the workflow is next published — a process that opened the secret accepts
 	// it for every event.) Expected: a revoked key opens nothing that still starts executions with a body the service
 	// did not send (e.g. check drained deliveries against the service too, as for unreadable ones).
-	it.fails('FINDING (open) R19-13: leaked old key + workflow export: after rotate, revoke and re-activate, a forged signed cancellation with an invented booking runs', async () => {
+	it('FIXED R19-13: leaked old key + workflow export: after rotate, revoke and re-activate, a forged signed cancellation with an invented booking is refused and runs nothing', async () => {
 		const trigger = await activeTrigger();
 		await bookLatest(sim.apiKeys.readWrite);
 		await sim.control.drainDeliveries(); // an ordinary delivery: this process opened the secret
