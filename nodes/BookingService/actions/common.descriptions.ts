@@ -87,7 +87,8 @@ export const timeZoneOption: INodeProperties = {
 	name: 'timeZone',
 	type: 'string',
 	default: '',
-	placeholder: "e.g. Europe/Berlin (empty: the workflow's time zone)",
+	placeholder: 'e.g. Europe/Berlin',
+	hint: "Empty: the workflow's time zone",
 	description:
 		"The IANA time zone (such as Europe/Berlin or America/New_York) in which dates and times without an offset are read and local times are shown. Empty: the workflow's time zone (Workflow Settings → Timezone).",
 };
