@@ -1,13 +1,15 @@
 /**
- * Making room under the account's limit of 25 subscriptions when an activation's POST /webhooks is refused for it.
+ * When an activation's POST /webhooks is refused for the account's limit of 25 subscriptions.
  *
  * After a key rotation every trigger's old subscription drains for three days (retirement.ts) and still counts
  * against the 25, so with 13 or more triggers on one account the later re-activations would find the account full,
- * and n8n would leave those workflows inactive: every later event lost. Instead a draining subscription is deleted
- * early, the one whose drain ends first: this trigger's own, then one another trigger of this n8n process drains in
- * the same account (known from this process's memory: after a restart only the trigger's own). What that costs: the
- * service's pending retries on the deleted subscription — events made before its replacement that had not been
- * answered yet — are lost with it. A live subscription is never touched, nor a drain in another account.
+ * and n8n would leave those workflows inactive: every later event lost. First choice, losing nothing: the trigger
+ * keeps its own draining subscription in use instead of a new one, when it is for the same URL and events — its
+ * deliveries are checked against the service (apiCheck.ts) until an activation finds room for a replacement. Only
+ * when there is no such drain is one deleted early, the one whose drain ends first: this trigger's own, then one
+ * another trigger of this n8n process drains in the same account (known from this process's memory: after a restart
+ * only the trigger's own). That costs the service's pending retries on the deleted subscription — events made before
+ * its replacement that had not been answered yet. A live subscription is never touched, nor a drain in another account.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -15,7 +17,7 @@ import { drainsInThisProcess, isDraining } from './retirement';
 import { isAlreadyGone } from '../shared/serviceErrors';
 import { BACKGROUND_TIMEOUT_MS, lifecycleRequest, logContext } from './serviceAccess';
 import type { Context, CurrentCredential } from './serviceAccess';
-import { readLeftoverSubscriptions, storeLeftoverSubscriptions } from './subscription';
+import { readLeftoverSubscriptions, storeLeftoverSubscriptions, storeSubscription, targetOf } from './subscription';
 import type { AccountRef, Owner } from './subscription';
 
 /**
@@ -30,6 +32,50 @@ interface Candidate extends AccountRef {
 	id: string;
 	drainUntil: string;
 	own: boolean;
+}
+
+/**
+ * Puts back this trigger's own draining subscription for `webhookUrl` and `events`, not replaced yet, as the one in
+ * use; returns its id, or undefined when there is none. Its secret stays sealed under the old key, so every delivery
+ * is checked against the service (receive.ts), and the next activation tries to replace it again.
+ */
+export function keepOwnDrainInUse(
+	context: Context,
+	nodeData: IDataObject,
+	owner: Owner,
+	webhookUrl: string,
+	events: string[],
+	nowMs: number,
+): string | undefined {
+	const leftovers = readLeftoverSubscriptions(nodeData, owner);
+	const target = targetOf(webhookUrl, events);
+	const drain = leftovers.find(
+		(leftover) =>
+			isDraining(leftover, nowMs) &&
+			leftover.replacedAt === undefined &&
+			leftover.target === target &&
+			leftover.sealedSecret !== undefined,
+	);
+	if (drain === undefined) return undefined;
+	storeLeftoverSubscriptions(nodeData, leftovers.filter((leftover) => leftover.id !== drain.id));
+	const { id, workflowId, nodeId, instanceId, baseUrl, accountId, sealedSecret } = drain;
+	storeSubscription(nodeData, {
+		id,
+		webhookUrl,
+		events,
+		sealedSecret: sealedSecret!,
+		workflowId,
+		nodeId,
+		...(instanceId === undefined ? {} : { instanceId }),
+		baseUrl,
+		...(accountId === undefined ? {} : { accountId }),
+	});
+	drainsInThisProcess.delete(id); // in use again: no other trigger may delete it for room
+	context.logger.warn(
+		`Booking Service Trigger: the account holds the maximum of webhook subscriptions, so this trigger keeps using its subscription ${id} made with the previous API key instead of a new one. Its deliveries are checked against the service by reading each booking; the next activation tries to replace it again.`,
+		logContext(context),
+	);
+	return id;
 }
 
 function byDrainEnd(a: Candidate, b: Candidate): number {

@@ -20,7 +20,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isResourceId } from '../shared/resourceId';
-import { retireDrainForRoom } from './accountRoom';
+import { keepOwnDrainInUse, retireDrainForRoom } from './accountRoom';
 import { openSecret, sealSecret } from './secretBox';
 import { drain, isDraining, keepLeftovers, retire } from './retirement';
 import {
@@ -149,8 +149,9 @@ type CreatedSubscription = { id?: unknown; secret?: unknown; createdAt?: unknown
 const MAX_ROOM_ROUNDS = 2;
 
 /**
- * POST /webhooks; when the account is full, a draining subscription is deleted early and the POST tried again
- * (accountRoom.ts), so a key rotation never leaves a trigger without a subscription.
+ * POST /webhooks; when the account is full, the trigger's own draining subscription is kept in use if it fits, else a
+ * draining subscription is deleted early and the POST tried again (accountRoom.ts), so a key rotation never leaves a
+ * trigger without a subscription.
  */
 async function createSubscription(
 	context: Context,
@@ -158,7 +159,7 @@ async function createSubscription(
 	nodeData: IDataObject,
 	credential: CurrentCredential,
 	owner: Owner,
-): Promise<{ created: CreatedSubscription | undefined } | { failure: unknown }> {
+): Promise<{ created: CreatedSubscription | undefined } | { keptInUse: string } | { failure: unknown }> {
 	for (let round = 0; ; round++) {
 		try {
 			const created = await lifecycleRequest<CreatedSubscription | undefined>(context, {
@@ -170,9 +171,11 @@ async function createSubscription(
 			});
 			return { created };
 		} catch (failure) {
+			if (!isSubscriptionLimit(failure)) return { failure };
+			const kept = keepOwnDrainInUse(context, nodeData, owner, body.url, body.events, Date.now());
+			if (kept !== undefined) return { keptInUse: kept };
 			const retry =
 				round < MAX_ROOM_ROUNDS &&
-				isSubscriptionLimit(failure) &&
 				(await retireDrainForRoom(context, nodeData, credential, owner, Date.now())) !== undefined;
 			if (!retry) return { failure };
 		}
@@ -209,6 +212,7 @@ export async function subscribe(this: Context): Promise<boolean> {
 		}
 		throw explainSubscribeFailure(this.getNode(), error, webhookUrl);
 	}
+	if ('keptInUse' in attempt) return true;
 	const { created } = attempt;
 
 	if (!isResourceId(created?.id) || typeof created.secret !== 'string' || created.secret === '') {

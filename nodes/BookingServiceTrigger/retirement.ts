@@ -16,7 +16,7 @@ import { openSecret, sealSecret } from './secretBox';
 import { unsealedSecrets } from './secretCache';
 import { bindingOf, deleteOnService, logContext } from './serviceAccess';
 import type { Context, CurrentCredential } from './serviceAccess';
-import { readLeftoverSubscriptions, storeLeftoverSubscriptions } from './subscription';
+import { readLeftoverSubscriptions, storeLeftoverSubscriptions, targetOf } from './subscription';
 import type { AccountRef, LeftoverSubscription, Owner, StoredSubscription } from './subscription';
 
 /**
@@ -100,7 +100,9 @@ export function drain(
 	const drainUntil = new Date(nowMs + DRAIN_MS).toISOString();
 	const { id, baseUrl, accountId } = stored;
 	setAsNewest(drainsInThisProcess, id, { id, baseUrl, accountId, drainUntil }, DRAINS_REMEMBERED);
-	keepLeftovers(context, nodeData, owner, [{ ...asLeftover(stored), drainUntil }]);
+	keepLeftovers(context, nodeData, owner, [
+		{ ...asLeftover(stored), drainUntil, target: targetOf(stored.webhookUrl, stored.events) },
+	]);
 	context.logger.info(
 		`Booking Service Trigger: the credential's API key changed, so webhook subscription ${stored.id} is replaced by a new one. The old one is kept until ${drainUntil} so that the service's retries of earlier events still run once, and deleted after that.`,
 		logContext(context),

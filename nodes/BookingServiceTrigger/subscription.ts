@@ -63,6 +63,13 @@ export interface LeftoverSubscription extends Owner, AccountRef {
 	drainUntil?: string;
 	/** The replacement's creation time; unset while no replacement exists (all of its events are then wanted). */
 	replacedAt?: string;
+	/** A draining one's URL and events (targetOf): when no replacement fits in the account, it is kept in use. */
+	target?: string;
+}
+
+/** A subscription's URL and event selection as one comparable string. */
+export function targetOf(webhookUrl: string, events: string[]): string {
+	return JSON.stringify([webhookUrl, events]);
 }
 
 /** How a record relates to a trigger node: its own, another's, or written without an instance id (older versions). */
@@ -144,7 +151,7 @@ export function readLeftoverSubscriptions(nodeData: IDataObject, owner: Owner): 
 		leftovers.push({
 			id: record.id,
 			...ownerAndAccount,
-			...optionalStrings(record, ['sealedSecret', 'drainUntil', 'replacedAt']),
+			...optionalStrings(record, ['sealedSecret', 'drainUntil', 'replacedAt', 'target']),
 		});
 	}
 	return leftovers;
@@ -159,6 +166,7 @@ function leftoverRecord(leftover: LeftoverSubscription): IDataObject {
 		'sealedSecret',
 		'drainUntil',
 		'replacedAt',
+		'target',
 	]);
 	return { id, workflowId, nodeId, baseUrl, ...optional };
 }

@@ -1,6 +1,7 @@
-// The account's limit of 25 subscriptions while old subscriptions drain after a key rotation (accountRoom.ts): a
-// refusal for the limit deletes a draining subscription early — the trigger's own first, then one another trigger of
-// this process drains in the same account — and subscribes again. A live subscription is never deleted for room.
+// The account's limit of 25 subscriptions while old subscriptions drain after a key rotation (accountRoom.ts): on a
+// refusal for the limit the trigger keeps its own drain in use when it is for the same URL and events (nothing lost);
+// otherwise a draining subscription is deleted early — the trigger's own first, then one another trigger of this
+// process drains in the same account — and the POST tried again. A live subscription is never deleted for room.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
@@ -69,6 +70,34 @@ describe('the account limit while subscriptions drain', () => {
 		await bookIntroCalls(sim, 1, newKey);
 		await sim.control.drainDeliveries();
 		expect([rotated, ...fresh, late].map((trigger) => trigger.executions.length)).toEqual([1, 1, 1, 1, 1]);
+	});
+
+	it('a full account: the trigger keeps its own drain in use (checked against the service) if it fits, else deletes it for room', async () => {
+		const keeps = await activeTrigger();
+		const changes = await activeTrigger();
+		const [oldOfKeeps, oldOfChanges] = sim.control.webhooks().map((subscription) => subscription.id);
+		const newKey = rotateKey(sim, keeps);
+		changes.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		await foreignSubscriptions(23, newKey);
+		expect(sim.control.webhooks()).toHaveLength(25);
+
+		expect(await keeps.activate('init')).toEqual({ created: true }); // same URL and events: kept in use
+		expect(subscriptionIdOf(keeps)).toBe(oldOfKeeps);
+		expect(keeps.nodeStaticData.leftoverSubscriptions).toBeUndefined();
+		changes.setParameters({ events: ['booking.cancelled'], options: {} }); // events changed with the rotation
+		expect(await changes.activate('init')).toEqual({ created: true });
+		const ids = sim.control.webhooks().map((subscription) => subscription.id);
+		expect(ids).not.toContain(oldOfChanges); // its own drain could not serve the new selection: deleted for room
+		expect(ids).toContain(oldOfKeeps);
+
+		const [bookingId] = await bookIntroCalls(sim, 1, newKey);
+		await api(sim, 'POST', `/bookings/${bookingId}/cancel`, {}, newKey);
+		await sim.control.drainDeliveries();
+		const kinds = (trigger: TriggerHarness) => trigger.executions.map((execution) => execution.items[0].json.eventType);
+		expect({ keeps: kinds(keeps), changes: kinds(changes) }).toEqual({
+			keeps: ['booking.created', 'booking.cancelled'],
+			changes: ['booking.cancelled'],
+		});
 	});
 
 	it('with only live subscriptions in the account, the activation fails with the limit and deletes nothing', async () => {

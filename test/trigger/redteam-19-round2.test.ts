@@ -150,7 +150,8 @@ describe('red team, issue 19 round 2: genuine events refused for good after a ro
 });
 
 describe('red team, issue 19 round 2: the account limit during a drain', () => {
-	// FINDING (open) R19-10, high: a lost cancellation, by the fix for R19-4. README (Subscriptions): a drain is deleted
+	// FIXED R19-10 (was open; a trigger whose account is full now keeps its own drain in use, checked against the
+	// service, when it is for the same URL and events — accountRoom.ts), high: a lost cancellation, by the fix for R19-4. README (Subscriptions): a drain is deleted
 	// early when the account is full, at "the cost [of] the service's pending retries on the deleted subscription"; the
 	// issue requires every event after a rotation to run exactly once. The pending retries are exactly the events of
 	// the restart that follows a rotation. Sequence (n8n 1.x: a restart activates every workflow): 13 triggers on one
@@ -159,7 +160,7 @@ describe('red team, issue 19 round 2: the account limit during a drain', () => {
 	// subscriptions fail, so the service holds them for retry — played here by holding them back); at start each trigger drains its old subscription and subscribes anew, and the 13th finds the account
 	// full and deletes its own drain, with the pending events. The 13th workflow never sees the cancellation.
 	// (Keeping the old subscription in use, checked against the service, when the account is full would lose nothing.)
-	it.fails('FINDING (open) R19-10: events pending while n8n restarted after a rotation are lost with the drain deleted for room (13 triggers)', async () => {
+	it('FIXED R19-10: events pending while n8n restarted after a rotation all run once when the account is full (13 triggers: the 13th keeps its old subscription in use)', async () => {
 		const triggers: TriggerHarness[] = [];
 		for (let index = 0; index < 13; index++) triggers.push(await activeTrigger());
 		const { key } = sim.control.createKey('readWrite');

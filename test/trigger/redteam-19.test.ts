@@ -189,8 +189,9 @@ describe('red team, issue 19: budget for unverified work', () => {
 describe('red team, issue 19: the account limit during a drain', () => {
 	// R19-4, fixed. A rotation keeps every old subscription draining for three days, and the account holds at most 25
 	// (contract, Limits): with more than 12 triggers the 13th re-activation after a rotation was refused, and n8n left
-	// that workflow inactive. Now a refusal for the limit deletes a draining subscription early (accountRoom.ts) and
-	// subscribes again.
+	// that workflow inactive. Now a refusal for the limit keeps the trigger's own draining subscription in use,
+	// checked against the service (accountRoom.ts; R19-10: deleting it lost its pending retries), and only without one
+	// deletes a draining subscription early and subscribes again.
 	it('FIXED (R19-4): 13 triggers on one account: after a key rotation every one re-activates, and events run once each', async () => {
 		const triggers: TriggerHarness[] = [];
 		for (let index = 0; index < 13; index++) triggers.push(await activeTrigger());
@@ -209,13 +210,14 @@ describe('red team, issue 19: the account limit during a drain', () => {
 		}
 
 		expect(outcomes).toEqual(Array(13).fill(JSON.stringify({ created: true })));
-		// 13 new subscriptions, and 12 drains: the 13th trigger's own drain was deleted to make room.
+		// 12 new subscriptions and 12 drains; the 13th trigger keeps its old one in use, nothing deleted.
 		const ids = new Set(sim.control.webhooks().map((subscription) => subscription.id));
 		expect(ids.size).toBe(25);
 		for (const trigger of triggers) {
 			expect(ids.has((trigger.nodeStaticData.subscription as { id: string }).id)).toBe(true);
 		}
-		expect(triggers[12].logs.some((line) => line.message.includes('deleted early to make room'))).toBe(true);
+		expect(triggers[12].nodeStaticData.leftoverSubscriptions).toBeUndefined();
+		expect(triggers[12].logs.some((line) => line.message.includes('keeps using its subscription'))).toBe(true);
 		await bookLate(key);
 		await sim.control.drainDeliveries();
 		expect(triggers.map((trigger) => trigger.executions.length)).toEqual(Array(13).fill(1));
