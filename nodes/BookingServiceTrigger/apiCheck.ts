@@ -35,11 +35,13 @@ import { unverifiedWork } from './unverifiedBudget';
 const LOOKUP_TIMEOUT_MS = 5_000;
 
 /**
- * How long after a booking was made (or, when it carries a payment, last changed — a paid booking is created when
- * paid) its creation may still be delivered: the service's retries (a subscription is disabled after failures
- * spanning three days, contract Delivery rules 5) plus a day. An older booking cannot be announced on demand.
+ * How old an event reported by a delivery may be: the service's retries (a subscription is disabled after failures
+ * spanning three days, contract Delivery rules 5; the drain keeps the old one as long) plus a day. An event cannot be
+ * newer than the booking's last change, so a booking unchanged for longer reports nothing the service still delivers;
+ * and a creation is dated by when the booking was made (or, with a payment, last changed — it is created when paid).
+ * So an old booking's facts cannot be announced on demand, in any process.
  */
-export const CREATION_HORIZON_MS = DRAIN_MS + 24 * 60 * 60 * 1000;
+export const RETRY_HORIZON_MS = DRAIN_MS + 24 * 60 * 60 * 1000;
 
 /**
  * A booking's `updatedAt` may trail its `createdAt` by this much and still count as unchanged since it was made: the
@@ -55,10 +57,11 @@ function timeOf(value: unknown): number {
 }
 
 /**
- * Why the service's booking does not show that an event of this kind happened, or undefined when it does:
+ * Why the service's booking does not show that an event of this kind happened, or undefined when it does. It must
+ * have changed within RETRY_HORIZON_MS, and:
  * - booking.cancelled: it is cancelled; booking.no_show: it is marked no-show (both final for these events);
  * - booking.created: it was confirmed at some point — not in flight, not cancelled by the system for a payment never
- *   completed — and made (or, with a payment, last changed) within CREATION_HORIZON_MS;
+ *   completed — and made (or, with a payment, last changed) within RETRY_HORIZON_MS too;
  * - booking.rescheduled: it changed after it was made, and is not in flight.
  * What happened to it since (a note edit, completed, moved again) does not matter: the later state is what runs.
  */
@@ -66,6 +69,10 @@ export function unproven(eventType: string, fetched: unknown, nowMs: number): st
 	if (typeof fetched !== 'object' || fetched === null) return 'the service returned no booking';
 	const booking = fetched as IDataObject;
 	const status = String(booking.status);
+	const made = timeOf(booking.createdAt);
+	const changed = timeOf(booking.updatedAt);
+	if (Number.isNaN(made) || Number.isNaN(changed)) return 'the booking carries no readable createdAt and updatedAt';
+	if (nowMs - changed > RETRY_HORIZON_MS) return 'the booking last changed longer ago than the service retries a delivery';
 	switch (eventType) {
 		case 'booking.cancelled':
 			return status === 'cancelled' ? undefined : `the booking is ${status}, not cancelled`;
@@ -73,9 +80,6 @@ export function unproven(eventType: string, fetched: unknown, nowMs: number): st
 			return status === 'no_show' ? undefined : `the booking is ${status}, not a no-show`;
 	}
 	if (IN_FLIGHT.has(status)) return `the booking is still ${status}`;
-	const made = timeOf(booking.createdAt);
-	const changed = timeOf(booking.updatedAt);
-	if (Number.isNaN(made) || Number.isNaN(changed)) return 'the booking carries no readable createdAt and updatedAt';
 	if (eventType === 'booking.rescheduled') {
 		return changed - made > SAME_INSTANT_MS ? undefined : 'a booking unchanged since it was made was not rescheduled';
 	}
@@ -84,7 +88,7 @@ export function unproven(eventType: string, fetched: unknown, nowMs: number): st
 		return 'the system cancelled the booking, which it does for a payment never completed: it was never confirmed';
 	}
 	const createdBy = booking.payment === null || booking.payment === undefined ? made : changed;
-	if (nowMs - createdBy > CREATION_HORIZON_MS) {
+	if (nowMs - createdBy > RETRY_HORIZON_MS) {
 		return 'the booking was made longer ago than the service retries a delivery';
 	}
 	return undefined;

@@ -40,7 +40,9 @@ describe('red team, issue 19 round 2: forged events that run', () => {
 		expect({ forged: forged.status, runs: runKinds(trigger) }).toEqual({ forged: 401, runs: ['booking.created'] });
 	});
 
-	// FINDING (open) R19-9, medium: the replay memory is per process, and queue mode runs several webhook processes.
+	// FINDING (open) R19-9, medium, kept and documented (README, Security and Queue mode: static data cannot carry the
+	// memory — n8n does not save what a webhook() that starts an execution writes, and a write could put back a replaced
+	// subscription record): the replay memory is per process, and queue mode runs several webhook processes.
 	// README Security: "a captured delivery replayed days later starts nothing" ("in this process"); README Queue mode
 	// says nothing about it. Sequence: rotation; the genuine cancellation runs in webhook process A; whoever holds the
 	// captured delivery sends it again (new id, fresh t, no key). Process A refuses it; process B — another webhook
@@ -172,7 +174,7 @@ describe('red team, issue 19 round 2: forged events that run', () => {
 describe('red team, issue 19 round 2: how old a booking may be announced', () => {
 	// The part of R19-16 that is fixed: "any booking older than the workflow" could be announced on demand. A creation is
 	// now confirmed only for a booking made (or, with a payment, last changed) within the service's retry horizon
-	// (apiCheck.ts, CREATION_HORIZON_MS: three days and one). A silent booking made five days ago, posted as
+	// (apiCheck.ts, RETRY_HORIZON_MS: three days and one). A silent booking made five days ago, posted as
 	// booking.created by a read-only key holder, is refused; the same kind of booking two days old is the open part.
 	it('a silent booking made five days ago, posted as booking.created without a signature, is refused and runs nothing', async () => {
 		const trigger = await activeTrigger();
@@ -181,6 +183,21 @@ describe('red team, issue 19 round 2: how old a booking may be announced', () =>
 		advance(5 * 24 * 3_600_000);
 		const record = await api(sim, 'GET', `/bookings/${bookingId}`, undefined, newKey);
 		const body = forgedBody('booking.created', record);
+		const answer = await trigger.post(body, { 'Service-Signature': signFromScratch('no-secret', body) });
+		expect({ status: answer.status, runs: trigger.executions.length }).toEqual({ status: 401, runs: 0 });
+	});
+
+	// The same bound for every kind: an event is no newer than its booking's last change, so a booking unchanged for
+	// longer than the horizon reports nothing the service still delivers. A process that never ran its cancellation (a
+	// restart, another webhook process: R19-9) refuses it, however the request was obtained.
+	it('a cancellation five days old, posted to a process that never ran it, is refused and runs nothing', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		const [bookingId] = sim.control.generateBookings({ count: 1, status: 'cancelled' }).ids;
+		advance(5 * 24 * 3_600_000);
+		const record = await api<{ status: string }>(sim, 'GET', `/bookings/${bookingId}`, undefined, newKey);
+		expect(record.status).toBe('cancelled');
+		const body = forgedBody('booking.cancelled', record);
 		const answer = await trigger.post(body, { 'Service-Signature': signFromScratch('no-secret', body) });
 		expect({ status: answer.status, runs: trigger.executions.length }).toEqual({ status: 401, runs: 0 });
 	});
