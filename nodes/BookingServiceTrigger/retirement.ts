@@ -6,8 +6,9 @@
  *   Base URL it cannot be deleted from here: logged by id and where it lives.
  * - drain: after an API key rotation (same account, the stored secret no longer opens), the old subscription is not
  *   deleted at once. The service may still be retrying events it refused or has not delivered yet, and only the old
- *   subscription carries those; it is kept for DRAIN_MS, its events made before the replacement run once, and it is
- *   deleted after that (by the first delivery or activation that finds the time passed).
+ *   subscription carries those; it is kept for DRAIN_MS, its events made before the replacement run once when the
+ *   service confirms them (apiCheck.ts), and it is deleted after that (by the first delivery or activation that finds
+ *   the time passed). When the account has no room for the replacement, it stays in use instead (accountRoom.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 
