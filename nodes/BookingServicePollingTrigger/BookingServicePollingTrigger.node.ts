@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { searchEventTypes } from '../BookingService/methods/listSearch';
+import { searchEventTypes } from '../shared/eventTypeSearch';
 import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import {

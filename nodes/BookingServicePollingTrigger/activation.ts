@@ -6,7 +6,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { parseDateTime } from '../BookingService/helpers/time';
+import { parseDateTime } from '../shared/time';
 import type { Booking } from '../shared/booking';
 import { listAllPages } from '../shared/paging';
 import type { PollState } from './changes';

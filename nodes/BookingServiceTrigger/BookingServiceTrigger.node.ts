@@ -14,7 +14,7 @@ import {
 	nameLanguageOption,
 } from '../shared/descriptions';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
-import { searchEventTypes } from '../BookingService/methods/listSearch';
+import { searchEventTypes } from '../shared/eventTypeSearch';
 import { subscribe, subscriptionExists, unsubscribe } from './lifecycle';
 import { receiveDelivery } from './receive';
 

@@ -4,7 +4,7 @@
  * CPU time. Offsets are therefore read once per zone and UTC day and kept as spans of constant offset.
  */
 
-import { setAsNewest } from '../../shared/setAsNewest';
+import { setAsNewest } from './setAsNewest';
 
 const DAY_MS = 86_400_000;
 

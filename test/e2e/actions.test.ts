@@ -2,7 +2,7 @@
 // simulator: each output is compared with what the simulator holds afterwards. The parameters are those of the
 // engine tests (test/engine/); here they travel through n8n's own parameter handling, credential store and HTTP.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { formatInZone } from '../../nodes/BookingService/helpers/time.ts';
+import { formatInZone } from '../../nodes/shared/time.ts';
 import type { Execution, WorkflowNode } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { ACTION_NODE, CREDENTIAL_TYPE, n8n } from './n8n.ts';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatInZone, formatUtc } from '../../nodes/BookingService/helpers/time.ts';
+import { formatInZone, formatUtc } from '../../nodes/shared/time.ts';
 import type { N8nClient } from '../n8n/client.ts';
 import { firstEventType, prepareExample, readExamples } from '../n8n/examples.ts';
 import { N8N_VERSION } from '../n8n/install.ts';

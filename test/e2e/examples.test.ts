@@ -4,7 +4,7 @@
 import type { INode, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatInZone } from '../../nodes/BookingService/helpers/time.ts';
+import { formatInZone } from '../../nodes/shared/time.ts';
 import type { WorkflowInput } from '../n8n/client.ts';
 import { firstEventType, prepareExample, readExamples, type ExampleContext } from '../n8n/examples.ts';
 import { N8N_HARNESS } from '../n8n/install.ts';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { formatInZone } from '../../nodes/BookingService/helpers/time.ts';
+import { formatInZone } from '../../nodes/shared/time.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import {
 	credentialsFor,

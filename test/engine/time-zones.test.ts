@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { PADDING_DAYS } from '../../nodes/BookingService/actions/eventType/getSlots.operation.ts';
-import { formatInZone, startOfDay } from '../../nodes/BookingService/helpers/time.ts';
+import { formatInZone, startOfDay } from '../../nodes/shared/time.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import { credentialsFor, eventTypeId, freeSlots, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
 

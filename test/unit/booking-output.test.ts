@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { presentBooking, presentListedBooking } from '../../nodes/BookingService/helpers/bookingOutput.ts';
 import type { BookingOutput } from '../../nodes/BookingService/helpers/bookingOutput.ts';
-import { parseUtc } from '../../nodes/BookingService/helpers/time.ts';
+import { parseUtc } from '../../nodes/shared/time.ts';
 import type { Booking } from '../../nodes/shared/booking.ts';
 
 const listedBooking = JSON.stringify({

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { timeTextCacheSize } from '../../nodes/BookingService/helpers/instantText.ts';
-import { formatInZone, parseCalendarDate, timeZoneCacheSizes } from '../../nodes/BookingService/helpers/time.ts';
+import { timeTextCacheSize } from '../../nodes/shared/instantText.ts';
+import { formatInZone, parseCalendarDate, timeZoneCacheSizes } from '../../nodes/shared/time.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

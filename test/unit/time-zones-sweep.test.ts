@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { instantOfWallClock } from '../../nodes/BookingService/helpers/time.ts';
+import { instantOfWallClock } from '../../nodes/shared/time.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

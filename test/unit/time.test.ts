@@ -10,7 +10,7 @@ import {
 	splitIntoWindows,
 	startOfDay,
 	timeZoneCacheSizes,
-} from '../../nodes/BookingService/helpers/time.ts';
+} from '../../nodes/shared/time.ts';
 
 const utc = (text: string) => Date.parse(text);
 

@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { localizeBooking } from '../../shared/booking';
 import type { Booking, NameLanguage } from '../../shared/booking';
-import { formatInZone, parseUtc } from './time';
+import { formatInZone, parseUtc } from '../../shared/time';
 
 export interface BookingOutput {
 	nameLanguage: NameLanguage;

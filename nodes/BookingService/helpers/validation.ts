@@ -9,8 +9,8 @@ import type { IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workf
 import { NodeOperationError } from 'n8n-workflow';
 
 import { isResourceId } from '../../shared/resourceId';
-import { canonicalTimeZone, formatUtc, parseCalendarDate, parseDateTime } from './time';
-import type { DayNumber } from './time';
+import { canonicalTimeZone, formatUtc, parseCalendarDate, parseDateTime } from '../../shared/time';
+import type { DayNumber } from '../../shared/time';
 
 // Deliberately simple, like the service's "email format": one @, no spaces, a dot-separated domain.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;

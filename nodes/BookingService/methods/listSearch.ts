@@ -6,48 +6,15 @@ import type {
 } from 'n8n-workflow';
 
 import { bookingStatusName } from '../../shared/booking';
-import type { Booking, EventType } from '../../shared/booking';
-import { listAllPages } from '../../shared/paging';
+import type { Booking } from '../../shared/booking';
 import { bookingServiceApiRequest } from '../../shared/transport';
-import { canonicalTimeZone, formatInZone, parseUtc } from '../helpers/time';
+import { canonicalTimeZone, formatInZone, parseUtc } from '../../shared/time';
 import { emailProblem } from '../helpers/validation';
 
-/** Accounts have a handful of event types; this bounds the list should one have very many. */
-const MAX_LISTED_EVENT_TYPES = 1000;
+export { searchEventTypes } from '../../shared/eventTypeSearch';
 
 /**
- * Active event types (only those can be booked or invited to), in the app's order, matched on name, translated
- * names and slug. The service has no search, so the filter runs here.
- */
-export async function searchEventTypes(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-): Promise<INodeListSearchResult> {
-	const eventTypes = (await listAllPages.call(this, {
-		path: '/event-types',
-		qs: { active: 'true' },
-		limit: MAX_LISTED_EVENT_TYPES,
-		scope: 'event_types:read',
-	})) as EventType[];
-	const term = (filter ?? '').trim().toLowerCase();
-	const results: INodeListSearchItems[] = eventTypes
-		.filter((eventType) =>
-			term === ''
-				? true
-				: [eventType.name, eventType.nameI18n?.en, eventType.nameI18n?.ja, eventType.slug].some(
-						(text) => typeof text === 'string' && text.toLowerCase().includes(term),
-					),
-		)
-		.map((eventType) => ({
-			name: `${eventType.name} (${eventType.durationMinutes} min)`,
-			value: eventType.id,
-			url: typeof eventType.bookingUrl === 'string' ? eventType.bookingUrl : undefined,
-		}));
-	return { results };
-}
-
-/**
- * The zone the booking list shows starts in: the node's Options → Time Zone when it names a zone, else n8n's
+ * The zone the booking list shows starts in: the node's Time Zone option when it names a zone, else n8n's
  * `getTimezone()`. In the editor n8n gives a list search no workflow settings, so that is the instance's default zone
  * (GENERIC_TIMEZONE) rather than the workflow's; each entry shows its offset so the time cannot be misread.
  */

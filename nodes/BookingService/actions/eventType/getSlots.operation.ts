@@ -2,14 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { bookingServiceApiRequest } from '../../../shared/transport';
-import type { DayNumber } from '../../helpers/time';
+import type { DayNumber } from '../../../shared/time';
 import {
 	formatCalendarDate,
 	formatInZone,
 	formatUtc,
 	splitIntoWindows,
 	startOfDay,
-} from '../../helpers/time';
+} from '../../../shared/time';
 import { eventTypeLocator } from '../../../shared/descriptions';
 import { ItemParameters } from '../../helpers/validation';
 import {
