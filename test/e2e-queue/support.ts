@@ -38,7 +38,7 @@ export async function createTriggerWorkflow(
 			{
 				name: TRIGGER,
 				type: `${PACKAGE}.bookingServiceTrigger`,
-				typeVersion: 1,
+				typeVersion: 1.1,
 				webhookId,
 				position: [0, 0],
 				parameters: { events: EVENTS, options: {} },

@@ -111,7 +111,7 @@ async function createTriggerWorkflow(name: string): Promise<TriggerWorkflow> {
 			{
 				name: TRIGGER,
 				type: TRIGGER_NODE,
-				typeVersion: 1,
+				typeVersion: 1.1,
 				webhookId,
 				position: [0, 0],
 				parameters: { events: EVENTS, options: {} },
