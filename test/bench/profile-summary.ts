@@ -11,13 +11,13 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-interface ProfileNode {
+export interface ProfileNode {
 	id: number;
 	callFrame: { functionName: string; url: string; lineNumber: number };
 	children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
 	nodes: ProfileNode[];
 	samples: number[];
 	timeDeltas: number[];

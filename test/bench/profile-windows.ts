@@ -10,22 +10,9 @@
  * for) expression isolates; the isolates' own threads are in the bench's CPU rows (process-cpu.ts), not here.
  */
 import { readFileSync } from 'node:fs';
+import type { CpuProfile, ProfileNode } from './profile-summary.ts';
 
-interface Frame {
-	functionName: string;
-	url: string;
-}
-interface ProfileNode {
-	id: number;
-	callFrame: Frame;
-	children?: number[];
-}
-interface CpuProfile {
-	nodes: ProfileNode[];
-	samples: number[];
-	timeDeltas: number[];
-	startTime: number;
-}
+type Frame = ProfileNode['callFrame'];
 
 /** Innermost match wins, so a category nested in another is found first. */
 const CATEGORIES: Array<[string, (frame: Frame) => boolean]> = [

@@ -2,48 +2,14 @@
 // what is promised. The ones marked "FINDING (open)" are defects not fixed yet, kept as expected failures
 // (`it.fails`): each passes while the defect is there, and fails — telling whoever fixed it to make it a plain `it` —
 // once it is gone. The README names each one where the promise is stated.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
-import { useTestSimulator } from '../harness/fixtures.ts';
+import { redTeamSetup } from './redteam-19-round2-support.ts';
 import { api, freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 
-const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
-const harnesses: TriggerHarness[] = [];
-
-// The budget for unverified work is one bucket per process and refills only when Date moves forward; every test runs
-// on a fake Date well past the previous test's, so each starts with a full bucket.
-let nextBase = Date.now() + 60_000;
-let now = 0;
-function setNow(ms: number): void {
-	now = ms;
-	vi.setSystemTime(ms);
-}
-function advance(ms: number): void {
-	setNow(now + ms);
-}
-
-beforeEach(() => {
-	vi.useFakeTimers({ toFake: ['Date'] });
-	setNow(nextBase);
-	nextBase += 10 * 24 * 3_600_000;
-});
-
-afterEach(async () => {
-	for (const harness of harnesses.splice(0)) await harness.close();
-	vi.useRealTimers();
-});
-
-async function activeTrigger(): Promise<TriggerHarness> {
-	const harness = await startTriggerHarness({
-		baseUrl: sim.baseUrl,
-		apiKey: sim.apiKeys.readWrite,
-		parameters: { events: ['*'], options: {} },
-	});
-	harnesses.push(harness);
-	await harness.activate();
-	return harness;
-}
+// The simulator on a real clock under a fake Date moved days forward per test, so each starts with full budgets.
+const { sim, harnesses, advance, activeTrigger } = redTeamSetup();
 
 
 /** Free intro-call starts 1 to 15 days ahead, latest first (so a booking stays `confirmed` for days). */
