@@ -24,10 +24,9 @@ export class BookingServiceTrigger implements INodeType {
 		name: 'bookingServiceTrigger',
 		icon: { light: 'file:bookingServiceTrigger.svg', dark: 'file:bookingServiceTrigger.dark.svg' },
 		group: ['trigger'],
-		// 1.1 behaves exactly as 1. n8n evaluates an expression (`$parameter.options.binaryData`, a leftover of its
-		// Webhook node 1) for every request to a start node of version 1: about 10 ms of n8n's main thread per delivery
-		// in 2.41's expression isolate, and an isolate per request even where the operator made them lazy (README,
-		// Performance). For any other version it does not.
+		// 1.1 behaves as 1. For a start node of version 1 n8n evaluates `$parameter.options.binaryData` (from its Webhook
+		// node 1) on every request: about 10 ms of its main thread per delivery on 2.41, even with lazy isolates (README,
+		// Performance).
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: bookingEventsSubtitle,

@@ -1,16 +1,6 @@
-/**
- * When an activation's POST /webhooks is refused for the account's limit of 25 subscriptions.
- *
- * After a key rotation every trigger's old subscription drains for three days (retirement.ts) and still counts
- * against the 25, so with 13 or more triggers on one account the later re-activations would find the account full,
- * and n8n would leave those workflows inactive: every later event lost. First choice, losing nothing: the trigger
- * keeps its own draining subscription in use instead of a new one, when it is for the same URL and events — its
- * deliveries are checked against the service (apiCheck.ts) until an activation finds room for a replacement. Only
- * when there is no such drain is one deleted early, the one whose drain ends first: this trigger's own, then one
- * another trigger of this n8n process drains in the same account (known from this process's memory: after a restart
- * only the trigger's own). That costs the service's pending retries on the deleted subscription — events made before
- * its replacement that had not been answered yet. A live subscription is never touched, nor a drain in another account.
- */
+// When POST /webhooks is refused for the account's limit of 25: after a key rotation the old subscriptions drain for
+// three days and still count, so a re-activation could find the account full and n8n would leave the workflow off.
+// First the trigger keeps its own drain in use; else the drain ending first is deleted early. A live one never is.
 import type { IDataObject } from 'n8n-workflow';
 
 import { drainsInThisProcess, isDraining } from './retirement';
@@ -20,11 +10,8 @@ import type { Context, CurrentCredential } from './serviceAccess';
 import { readLeftoverSubscriptions, storeLeftoverSubscriptions, storeSubscription, targetOf } from './subscription';
 import type { AccountRef, Owner } from './subscription';
 
-/**
- * n8n waits for the activation, so one refusal costs a few DELETEs (4 s each at most): up to MAX_CANDIDATES, of which
- * at most MAX_FAILED_DELETES may fail. An "already gone" answer (a drain deleted in the app or by its own trigger
- * meanwhile) frees nothing, so the next is tried.
- */
+// n8n waits for the activation, so one refusal costs a few DELETEs (4 s each at most). An "already gone" answer frees
+// nothing, so the next is tried.
 const MAX_CANDIDATES = 6;
 const MAX_FAILED_DELETES = 2;
 
@@ -34,11 +21,7 @@ interface Candidate extends AccountRef {
 	own: boolean;
 }
 
-/**
- * Puts back this trigger's own draining subscription for `webhookUrl` and `events`, not replaced yet, as the one in
- * use; returns its id, or undefined when there is none. Its secret stays sealed under the old key, so every delivery
- * is checked against the service (receive.ts), and the next activation tries to replace it again.
- */
+/** Its secret stays sealed under the old key, so every delivery is checked against the service (receive.ts). */
 export function keepOwnDrainInUse(
 	context: Context,
 	nodeData: IDataObject,
@@ -82,10 +65,6 @@ function byDrainEnd(a: Candidate, b: Candidate): number {
 	return Date.parse(a.drainUntil) - Date.parse(b.drainUntil);
 }
 
-/**
- * Deletes one draining subscription of the credential's account to make room; returns its id, or undefined when
- * there was none to delete (or no DELETE succeeded).
- */
 export async function retireDrainForRoom(
 	context: Context,
 	nodeData: IDataObject,

@@ -1,8 +1,5 @@
-/**
- * How the trigger answers a request, once receive.ts has decided what it is: a refusal (one uniform 401), a 410 for
- * a replaced subscription, an acknowledgement without a run, or one execution for an event — dropping duplicates from
- * this process's memory.
- */
+// How the trigger answers a request receive.ts has judged: one uniform 401, a 410 for a replaced subscription, an
+// acknowledgement without a run, or one execution per event.
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { isSelectedEvent, localizeBooking } from '../shared/booking';
@@ -17,12 +14,8 @@ import { normaliseEventSelection } from './subscription';
 /** How many triggers this process remembers event ids for, the ones that received deliveries last. */
 const TRIGGERS_DEDUPED_IN_MEMORY = 200;
 
-/**
- * Event ids seen by this n8n process, per instance, workflow, node and URL kind (production or test): what drops a
- * delivery the service sends again, also when it arrives through the subscription a key rotation replaced. Per
- * process and lost on a restart (see runEvent for why not in static data). Bounded: 1,000 entries for a day per
- * trigger, for the 200 triggers used last.
- */
+// Event ids seen by this process per trigger and URL kind: drops a delivery the service sends again, also through a
+// drained subscription. Lost on a restart (runEvent says why not static data); 1,000 ids for a day per trigger.
 export const seenInThisProcess = new InMemorySeenEvents(TRIGGERS_DEDUPED_IN_MEMORY);
 
 /** The booking facts each trigger ran, per the same scope: what runs a fact proven by the service once (bookingStates.ts). */
@@ -36,11 +29,7 @@ function logContext(context: IWebhookFunctions) {
 	return { workflowId: context.getWorkflow().id, nodeName: context.getNode().name };
 }
 
-/**
- * Refuses a delivery: every refusal gets the same short 401, whatever the reason, so a sender learns nothing (not
- * even that an old captured delivery was genuine, or that the trigger cannot read its secret). The reason goes to
- * n8n's log only.
- */
+/** The same short 401 whatever the reason, so a sender learns nothing; the reason goes to n8n's log only. */
 export function refuseDelivery(context: IWebhookFunctions, reason: string): IWebhookResponseData {
 	context.logger.warn(`Booking Service Trigger refused a delivery: ${reason}`, logContext(context));
 	const response = context.getResponseObject();
@@ -76,7 +65,6 @@ function triggerOptions(context: IWebhookFunctions): TriggerOptions {
 	return context.getNodeParameter('options', {}) as TriggerOptions;
 }
 
-/** Why an event is not for this trigger (event kind not selected, or outside the Event Type filter), if it is not. */
 export function notWantedReason(context: IWebhookFunctions, envelope: DeliveryEnvelope): string | undefined {
 	const selected = normaliseEventSelection(context.getNodeParameter('events', []));
 	if (!isSelectedEvent(selected, envelope.type)) return `event type ${envelope.type} is not selected`;
@@ -88,11 +76,7 @@ export function notWantedReason(context: IWebhookFunctions, envelope: DeliveryEn
 	return undefined;
 }
 
-/**
- * An authenticated event: skipped when not wanted or already seen; otherwise it starts one execution. `checkedAgainstService`
- * marks an event whose signature could not be checked and whose booking was read from the service (apiCheck.ts):
- * only the service's booking is emitted then, none of the request's other fields.
- */
+/** Checked against the service (apiCheck.ts): only the service's booking is emitted, none of the request's fields. */
 export function runEvent(
 	context: IWebhookFunctions,
 	envelope: DeliveryEnvelope,
@@ -101,11 +85,9 @@ export function runEvent(
 	const notWanted = notWantedReason(context, envelope);
 	if (notWanted !== undefined) return acknowledgeWithoutRun(notWanted);
 
-	// Duplicates are dropped from this process's memory only, never from static data. n8n saves a webhook()'s static
-	// data whole — the copy it read when the request arrived — so any write here could put back a subscription record
-	// that main replaced meanwhile (a re-activation racing a delivery; in queue mode they are different processes),
-	// leaving the trigger unable to verify its own subscription. Durable de-duplication is Remove Duplicates on
-	// eventId (README, "Duplicates").
+	// Duplicates are dropped from memory only: n8n saves a webhook()'s static data whole, as read when the request
+	// arrived, so a write here could put back a subscription record main replaced meanwhile (queue mode: another
+	// process). Durable de-duplication is Remove Duplicates on eventId (README, "Duplicates").
 	const scope = dedupeScope(context);
 	const nowMs = Date.now();
 	if (seenInThisProcess.checkAndRemember(scope, envelope.id, nowMs)) {

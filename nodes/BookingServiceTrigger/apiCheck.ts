@@ -1,17 +1,6 @@
-/**
- * Authenticating a delivery whose signature this process cannot check, against the service itself.
- *
- * After the credential's API key is rotated, the stored signing secret (sealed under the old key) no longer opens, and
- * a process that had not unsealed it before (a restart, a queue-mode webhook process started since) cannot verify
- * the signature of deliveries from the subscription made with the old key — until activation replaces it, and for
- * the old subscription's retries after that. Refusing them would lose every event of that time. Instead the booking
- * the delivery names is read with the current key, and the event runs only if that booking shows the event happened.
- * Of the request only the booking id and the event kind are used; what runs is the service's booking as it is now.
- *
- * This proves a fact about the booking, not the event: anyone who can name a booking (a captured delivery, a
- * read-only key) can ask for its facts under a new event id. So each fact runs at most once per trigger
- * (bookingStates.ts): a cancellation, a no-show and a creation once per booking, a reschedule once per booking state.
- */
+// A delivery whose signature this process cannot check (the key was rotated and the sealed secret no longer opens)
+// is confirmed by reading its booking with the current key; the event runs only if the booking shows it happened.
+// That proves a fact, not the event, so each fact runs at most once per trigger (bookingStates.ts).
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { bookingServiceApiRequest } from '../shared/transport';
@@ -34,19 +23,11 @@ import { unverifiedWork } from './unverifiedBudget';
 /** Well inside the service's 10-second delivery timeout. */
 const LOOKUP_TIMEOUT_MS = 5_000;
 
-/**
- * How old an event reported by a delivery may be: the service's retries (a subscription is disabled after failures
- * spanning three days, contract Delivery rules 5; the drain keeps the old one as long) plus a day. An event cannot be
- * newer than the booking's last change, so a booking unchanged for longer reports nothing the service still delivers;
- * and a creation is dated by when the booking was made (or, with a payment, last changed — it is created when paid).
- * So an old booking's facts cannot be announced on demand, in any process.
- */
+// The service's retries (disabled after failures spanning three days, contract Delivery rules 5) plus a day: an old
+// booking's facts cannot be announced on demand.
 export const RETRY_HORIZON_MS = DRAIN_MS + 24 * 60 * 60 * 1000;
 
-/**
- * A booking's `updatedAt` may trail its `createdAt` by this much and still count as unchanged since it was made: the
- * contract does not say the two are written at the same instant.
- */
+/** The contract does not say updatedAt and createdAt are written at the same instant. */
 const SAME_INSTANT_MS = 1_000;
 
 /** In-flight states (contract, States and transitions): no event has happened to a booking in them yet. */
@@ -56,15 +37,7 @@ function timeOf(value: unknown): number {
 	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
-/**
- * Why the service's booking does not show that an event of this kind happened, or undefined when it does. It must
- * have changed within RETRY_HORIZON_MS, and:
- * - booking.cancelled: it is cancelled; booking.no_show: it is marked no-show (both final for these events);
- * - booking.created: it was confirmed at some point — not in flight, not cancelled by the system for a payment never
- *   completed — and made (or, with a payment, last changed) within RETRY_HORIZON_MS too;
- * - booking.rescheduled: it changed after it was made, and is not in flight.
- * What happened to it since (a note edit, completed, moved again) does not matter: the later state is what runs.
- */
+/** Why the booking does not show that an event of this kind happened (changed within RETRY_HORIZON_MS), or undefined. */
 export function unproven(eventType: string, fetched: unknown, nowMs: number): string | undefined {
 	if (typeof fetched !== 'object' || fetched === null) return 'the service returned no booking';
 	const booking = fetched as IDataObject;

@@ -1,14 +1,6 @@
-/**
- * The booking facts each trigger ran, per process: what makes a fact proven by reading the booking (apiCheck.ts) run
- * at most once, whatever the request that asked for it. A delivery checked against the service proves a fact about
- * the booking, not the event, so the fact is the unit: a booking cancelled (once per booking), marked no-show (once
- * per booking), created (once per booking), or changed after it was made — a reschedule — once per booking state (its
- * `updatedAt`). Signed events record the fact they report too, so a replay of it runs nothing in any order.
- *
- * Compact and bounded in total, not per trigger: one entry per fact — a 128-bit digest of (trigger, booking, fact) →
- * the event id that ran it — at most MAX_FACTS in this process, the ones that ran last. Lost on a restart and not shared
- * between webhook processes (answers.ts explains why not in static data).
- */
+// The booking facts each trigger ran in this process, so a fact proven by reading the booking (apiCheck.ts) runs at
+// most once: cancelled, no-show and created once per booking, a reschedule once per `updatedAt`. Signed events record
+// theirs too. Bounded in total (MAX_FACTS, 128-bit digests); lost on a restart (answers.ts says why not static data).
 import { createHash } from 'node:crypto';
 
 
@@ -25,7 +17,6 @@ export type FactVerdict =
 	/** The fact already ran under another event id: a replay, or a later event whose fact ran already. */
 	| { verdict: 'ran'; eventId: string };
 
-/** The fact an event of this kind reports about the booking, or undefined for a kind that reports none known. */
 export function factOf(eventType: string, booking: { updatedAt?: unknown }): string | undefined {
 	switch (eventType) {
 		case 'booking.created':
@@ -39,11 +30,8 @@ export function factOf(eventType: string, booking: { updatedAt?: unknown }): str
 	}
 }
 
-/**
- * Two generations instead of a strict LRU: a Map whose oldest entries are deleted one by one keeps their holes at its
- * front until it rehashes, which makes each eviction walk them. When the newer generation is full the older one is
- * dropped whole, so every fact of the last MAX_FACTS / 2 is remembered, and at most MAX_FACTS are held.
- */
+// Two generations, not a strict LRU: deleting a Map's oldest entries one by one leaves holes at its front that every
+// eviction walks until it rehashes. The last MAX_FACTS / 2 facts are always remembered.
 export class BookingFactsRun {
 	#newer = new Map<string, string>();
 	#older = new Map<string, string>();
@@ -58,7 +46,6 @@ export class BookingFactsRun {
 		return digest.subarray(0, 16).toString('base64url');
 	}
 
-	/** Whether an event reporting `fact` of `booking` may run, given what this trigger ran before. */
 	judge(scope: string, fact: string, eventId: string, booking: { id?: unknown }): FactVerdict {
 		const key = this.#key(scope, fact, booking.id);
 		const ranAs = this.#newer.get(key) ?? this.#older.get(key);
@@ -66,7 +53,6 @@ export class BookingFactsRun {
 		return ranAs === eventId.slice(0, MAX_EVENT_ID_LENGTH) ? { verdict: 'repeat' } : { verdict: 'ran', eventId: ranAs };
 	}
 
-	/** Records that `fact` of `booking` ran as event `eventId`. */
 	record(scope: string, fact: string, eventId: string, booking: { id?: unknown }): void {
 		const key = this.#key(scope, fact, booking.id);
 		this.#older.delete(key);

@@ -1,14 +1,5 @@
-/**
- * Reading a verified delivery body and shaping the item the trigger emits.
- *
- * Output item:
- *   eventId, eventType, eventCreatedAt   from the envelope (`id`, `type`, `createdAt`)
- *   booking                              `data.booking`, the full booking as GET /bookings/{id} returns it
- *   <any other key of data>              copied through under its own name, e.g. the previous start and end that a
- *                                        `booking.rescheduled` event carries. The contract does not name those
- *                                        fields, so nothing here depends on their name or shape.
- *   envelope                             the whole body, only with the "Include Full Envelope" option
- */
+// Reads a verified delivery body and shapes the trigger's item: eventId, eventType, eventCreatedAt, booking, and every
+// other key of `data` copied through (the contract does not name them, e.g. a reschedule's previous start and end).
 import type { IDataObject } from 'n8n-workflow';
 
 export interface DeliveryEnvelope {
@@ -27,7 +18,7 @@ function isObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The envelope, or a short reason why the body is not one. The body was already verified, so it is the service's. */
+/** The body was already verified, so it is the service's. */
 export function parseDeliveryEnvelope(rawBody: Buffer | string): DeliveryEnvelope | { problem: string } {
 	let body: unknown;
 	try {

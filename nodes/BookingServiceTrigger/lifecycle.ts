@@ -1,21 +1,6 @@
-/**
- * The trigger's subscription lifecycle, as n8n drives it: on activation `checkExists` (subscriptionExists) and then,
- * if it said false, `create` (subscribe); on deactivation `delete` (unsubscribe). The rules:
- *
- * - A subscription belongs to one workflow node on one n8n instance. The record names its owner; a record another
- *   workflow, node or instance wrote (static data copied with the workflow by export/import or the public API, or the
- *   same workflow imported into another n8n) is forgotten, never acted on, so a copy never deletes the original's
- *   live subscription. The same instance whose webhook URL changed replaces its own.
- * - A rotated API key (same account, the stored secret no longer opens) replaces the subscription but drains the old
- *   one instead of deleting it (retirement.ts), so the service's retries of earlier events still run once.
- * - A subscription is deleted only with a key of the account it lives in. If the credential now points at another
- *   Base URL or account, the old subscription cannot be reached: it is logged by id with where to delete it, and its
- *   deliveries, if this process can still verify them, are answered 410 so the service deletes it.
- * - A subscription whose DELETE failed is kept (with its sealed secret) and retried on the next activation; until
- *   then a delivery proven to come from it is answered 410. Deactivation deletes every subscription the node holds.
- * - n8n waits for these hooks, so every request here is one attempt with a short timeout: activation and
- *   deactivation finish within about 20 seconds whatever the service does.
- */
+// The subscription lifecycle n8n drives: checkExists, then create if it said false; delete on deactivation. Another's
+// record is forgotten, never acted on; a rotated key drains the old subscription (retirement.ts); a subscription is
+// deleted only with a key of its own account. n8n waits for these hooks, so each request is one short attempt.
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -48,10 +33,8 @@ import {
 } from './subscription';
 import type { Owner, StoredSubscription } from './subscription';
 
-/**
- * Per request: checkExists ≤ 5 s, create ≤ 4 s (account and leftovers, in parallel) + 10 s (with a full account, up
- * to two rounds more of a 4 s DELETE and the POST), delete ≤ 10 s.
- */
+// Per request: checkExists ≤ 5 s, create ≤ 4 s (account and leftovers, in parallel) + 10 s (with a full account, up
+// to two rounds more of a 4 s DELETE and the POST), delete ≤ 10 s.
 const REPLACE_TIMEOUT_MS = 5_000;
 const SUBSCRIBE_TIMEOUT_MS = 10_000;
 const DEACTIVATE_TIMEOUT_MS = 10_000;
@@ -60,12 +43,7 @@ function selectedEvents(context: Context): string[] {
 	return normaliseEventSelection(context.getNodeParameter('events', []));
 }
 
-/**
- * True only when this node holds a subscription it owns, in the credential's account, for exactly this URL and event
- * selection, with a secret it can read. A record another workflow, node or n8n instance wrote is forgotten; one of
- * ours that no longer fits is retired (deleted, kept for later, or drained after a key rotation) before `create`
- * makes the new one.
- */
+/** True only for our own subscription in the credential's account, for this URL and events, with a readable secret. */
 export async function subscriptionExists(this: Context): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
 	const stored = readStoredSubscription(nodeData);
@@ -148,11 +126,7 @@ type CreatedSubscription = { id?: unknown; secret?: unknown; createdAt?: unknown
 /** Room made for one activation at most this often: each round is a DELETE and another POST. */
 const MAX_ROOM_ROUNDS = 2;
 
-/**
- * POST /webhooks; when the account is full, the trigger's own draining subscription is kept in use if it fits, else a
- * draining subscription is deleted early and the POST tried again (accountRoom.ts), so a key rotation never leaves a
- * trigger without a subscription.
- */
+/** POST /webhooks; when the account is full, make room from draining subscriptions (accountRoom.ts) and retry. */
 async function createSubscription(
 	context: Context,
 	body: { url: string; events: string[]; description: string },
@@ -193,8 +167,7 @@ export async function subscribe(this: Context): Promise<boolean> {
 	const owner = ownerOf(this);
 	const credential = await currentCredential(this);
 
-	// Both are best effort and bounded: the account id lets a later credential change be judged, and leftovers get
-	// one more try each, in parallel, without holding up the new subscription for long.
+	// Best effort and bounded: the account id lets a later credential change be judged.
 	const nowMs = Date.now();
 	const [accountId] = await Promise.all([credential.account(), retireLeftovers(this, nodeData, credential, owner)]);
 
@@ -254,10 +227,7 @@ export async function subscribe(this: Context): Promise<boolean> {
 	return true;
 }
 
-/**
- * Never throws: n8n stops deactivating on a throw. Deletes the subscription and every leftover (a draining one
- * included: a deactivated workflow wants no more events); what could not be deleted is kept and retried on activation.
- */
+/** Never throws: n8n stops deactivating on a throw. What could not be deleted is kept and retried on activation. */
 export async function unsubscribe(this: Context): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
 	const stored = readStoredSubscription(nodeData);

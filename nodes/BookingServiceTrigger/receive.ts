@@ -1,21 +1,6 @@
-/**
- * What the trigger does with a request to its webhook URL (`webhook()`), in order:
- *
- * 1. Junk (no raw body, no well-formed signature header) is refused before any credential is read.
- * 2. The signature is checked against the current subscription's secret: valid → the event runs.
- * 3. Then against the secrets of subscriptions this node replaced (newest first): from one draining after a key
- *    rotation, events made before its replacement are checked against the service (the old key may have leaked) and
- *    later ones (which the replacement delivers) are acknowledged; from any other, the answer is 410 so the service
- *    deletes it.
- * 4. If a secret that could sign this delivery cannot be opened here (the API key was rotated and this process never
- *    unsealed it), the event is checked against the service instead (apiCheck.ts).
- * 5. Anything else is refused with the one uniform 401.
- *
- * Secrets are opened with at most one credential read per request, and that read is paid for from the budget for
- * unverified requests (unverifiedBudget.ts: the trigger's share and the process's bucket). A secret once opened
- * stays in memory, so that read happens once per trigger, not once per request. webhook() never writes static data
- * (see answers.ts).
- */
+// What the trigger does with a delivery: junk is refused before any credential is read; the signature is checked
+// against the current secret, then replaced subscriptions' (a drain's events are checked against the service, any
+// other answered 410); a secret this process cannot open sends the event to apiCheck.ts; the rest get one 401.
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
@@ -43,13 +28,8 @@ const DELETIONS_REMEMBERED = 1_000;
 
 type OpenedSecret = { secret: string } | { unreadable: true } | { busy: true };
 
-/**
- * Opens sealed secrets for one request: from memory when any request opened them before, otherwise with the
- * credential's API key, read at most once for the request and only if the budget for unverified work allows. An
- * opened secret is kept whether or not this request verifies: the sealed values come from the workflow's static data,
- * which a sender cannot add to, so the entries are bounded by the active triggers, and a flood at one trigger costs
- * one read instead of starving its genuine deliveries of the budget.
- */
+// Opened secrets are kept whether or not the request verifies: the sealed values come from static data, which a
+// sender cannot add to, so a flood at one trigger costs one credential read instead of starving genuine deliveries.
 class RequestSecrets {
 	readonly #context: IWebhookFunctions;
 	readonly #binding: SecretBinding;
@@ -83,18 +63,14 @@ class RequestSecrets {
 			const credential = await this.#context.getCredentials<{ apiKey?: unknown }>(BOOKING_SERVICE_CREDENTIAL_TYPE);
 			return typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
 		} catch (error) {
-			// e.g. the credential was deleted: same outcome as an unreadable secret, but worth a line in the log
+			// e.g. the credential was deleted
 			this.#context.logger.warn(`Booking Service Trigger could not read its credential: ${(error as Error).message}`);
 			return '';
 		}
 	}
 }
 
-/**
- * A delivery signed with the secret of a subscription this node replaced. One draining after a key rotation is not
- * trusted on its signature: the rotated key may have leaked, and with it and a workflow export (static data holds the
- * sealed secret) anyone can sign. Its events are checked against the service like unreadable ones (apiCheck.ts).
- */
+/** A drain's signature is not trusted: the rotated key may have leaked, and with a workflow export anyone can sign. */
 async function answerReplaced(
 	context: IWebhookFunctions,
 	leftover: LeftoverSubscription,
@@ -112,10 +88,7 @@ function madeBefore(leftover: LeftoverSubscription): number {
 	return Number.isNaN(replacedMs) ? Number.POSITIVE_INFINITY : replacedMs;
 }
 
-/**
- * Deletes subscriptions whose drain has run out, once per process, without holding up the answer: activation does
- * it too, but a workflow may stay active for months.
- */
+/** Activation deletes drained subscriptions too, but a workflow may stay active for months. */
 function deleteDrained(context: IWebhookFunctions, leftovers: LeftoverSubscription[], nowMs: number): void {
 	for (const leftover of leftovers) {
 		if (!hasDrained(leftover, nowMs) || deletionsSent.has(leftover.id)) continue;
@@ -138,7 +111,6 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 	}
 	const header = context.getHeaderData()['service-signature'];
 	const headerProblem = signatureHeaderProblem(header);
-	// Junk is refused before any credential is read or secret unsealed.
 	if (headerProblem !== undefined) return refuseDelivery(context, SIGNATURE_FAILURE_MESSAGES[headerProblem]);
 
 	const nowMs = Date.now();

@@ -1,15 +1,6 @@
-/**
- * What becomes of a subscription the node stops using (lifecycle.ts decides when):
- *
- * - retire: DELETE it with the credential when the credential reaches its account; on failure keep it as a leftover
- *   (retried on activation, its proven deliveries answered 410). When the credential points at another account or
- *   Base URL it cannot be deleted from here: logged by id and where it lives.
- * - drain: after an API key rotation (same account, the stored secret no longer opens), the old subscription is not
- *   deleted at once. The service may still be retrying events it refused or has not delivered yet, and only the old
- *   subscription carries those; it is kept for DRAIN_MS, its events made before the replacement run once when the
- *   service confirms them (apiCheck.ts), and it is deleted after that (by the first delivery or activation that finds
- *   the time passed). When the account has no room for the replacement, it stays in use instead (accountRoom.ts).
- */
+// What becomes of a subscription the node stops using: retire (DELETE it; kept as a leftover when that fails; logged
+// when the credential no longer reaches its account) or, after a key rotation, drain (kept for DRAIN_MS so the
+// service's retries of earlier events run once, confirmed by apiCheck.ts, then deleted).
 import type { IDataObject } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
@@ -20,16 +11,12 @@ import type { Context, CurrentCredential } from './serviceAccess';
 import { readLeftoverSubscriptions, storeLeftoverSubscriptions, targetOf } from './subscription';
 import type { AccountRef, LeftoverSubscription, Owner, StoredSubscription } from './subscription';
 
-/**
- * How long a subscription replaced after a key rotation is kept. The contract does not show the service's back-off,
- * but a subscription is disabled only after failures spanning three days, so the service retries for at least that.
- */
+// The contract does not show the service's back-off, but a subscription is disabled only after failures spanning
+// three days, so the service retries for at least that.
 export const DRAIN_MS = 3 * 24 * 60 * 60 * 1000;
 
-/**
- * Draining subscriptions this process made, of every trigger: when an account is full, an activation may retire
- * another trigger's drain early (accountRoom.ts). Bounded; a record of one deleted meanwhile only costs a DELETE's 404.
- */
+// Draining subscriptions this process made, of every trigger: a full account may retire another trigger's drain
+// early (accountRoom.ts). Bounded; a stale record only costs a DELETE's 404.
 export interface KnownDrain extends AccountRef {
 	id: string;
 	drainUntil: string;
@@ -43,15 +30,11 @@ export function isDraining(leftover: LeftoverSubscription, nowMs: number): boole
 	return leftover.drainUntil !== undefined && Date.parse(leftover.drainUntil) > nowMs;
 }
 
-/** A drain that has run out: the subscription is due for deletion. */
 export function hasDrained(leftover: LeftoverSubscription, nowMs: number): boolean {
 	return leftover.drainUntil !== undefined && !isDraining(leftover, nowMs);
 }
 
-/**
- * Whether the credential reaches the account a record's subscription lives in: same Base URL, and either the key
- * that sealed its secret or a key of the same account (GET /me). Only then is a DELETE's 404 "already gone".
- */
+/** Only when the credential reaches the record's account (its key, or GET /me) is a DELETE's 404 "already gone". */
 export async function reachesAccountOf(
 	record: AccountRef & { sealedSecret?: string },
 	credential: CurrentCredential,
@@ -64,7 +47,6 @@ export async function reachesAccountOf(
 	return record.accountId !== undefined && record.accountId === (await credential.account());
 }
 
-/** Adds leftovers to the node's list; logs any given up on for lack of room. */
 export function keepLeftovers(
 	context: Context,
 	nodeData: IDataObject,
@@ -80,17 +62,12 @@ export function keepLeftovers(
 	}
 }
 
-/** The fields a leftover keeps of a stored subscription. */
 function asLeftover(record: StoredSubscription | LeftoverSubscription): LeftoverSubscription {
 	const { id, workflowId, nodeId, instanceId, baseUrl, accountId, sealedSecret } = record;
 	return { id, workflowId, nodeId, instanceId, baseUrl, accountId, sealedSecret };
 }
 
-/**
- * Keeps the subscription of a rotated key as a draining leftover, its secret still sealed under the old key: a
- * rotated key may have leaked, so nothing is sealed again under the new one, and every delivery from the drain is
- * checked against the service (receive.ts, apiCheck.ts).
- */
+/** The old secret stays sealed under the old key: a rotated key may have leaked, so every drain delivery is checked. */
 export function drain(
 	context: Context,
 	nodeData: IDataObject,
@@ -110,10 +87,6 @@ export function drain(
 	);
 }
 
-/**
- * Removes a subscription this node made and no longer uses. With the account at hand: DELETE, and on failure keep
- * it for a later try. Without it (the credential now points elsewhere): it cannot be deleted from here — say so.
- */
 export async function retire(
 	context: Context,
 	nodeData: IDataObject,

@@ -1,21 +1,6 @@
-/**
- * Keeps the webhook signing secret out of the workflow's static data in the clear. Static data is stored as plain
- * JSON on the workflow row and travels with exports; anyone holding the secret could forge deliveries that start the
- * workflow.
- *
- * The secret is sealed with AES-256-GCM under a key derived by HKDF-SHA256 from the credential's API key, bound to
- * the workflow and node it belongs to:
- * - input key material: the API key. It is a long random token, so HKDF is the right tool; a password hash such as
- *   scrypt would add seconds of work per delivery and nothing in strength.
- * - salt: 16 random bytes per sealing, stored beside the ciphertext.
- * - info and additional authenticated data: a label with the workflow id and node id, so a sealed value copied into
- *   another workflow or node does not open.
- * Someone reading the workflow row therefore also needs the API key, which n8n keeps encrypted in its credential
- * store. When the credential's key changes the secret no longer opens: callers treat that as "no secret" and
- * subscribe again rather than fail.
- *
- * Format: `v1.<salt>.<iv>.<ciphertext>.<tag>`, each part base64url.
- */
+// Seals the webhook signing secret for static data, which travels with exports: AES-256-GCM under an HKDF-SHA256 key
+// from the API key (a long random token: a password hash would add seconds per delivery and no strength), bound to
+// workflow and node so a copied value does not open. Format `v1.<salt>.<iv>.<ciphertext>.<tag>`, base64url.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto';
 
 const FORMAT_VERSION = 'v1';
@@ -50,10 +35,7 @@ export function sealSecret(secret: string, apiKey: string, binding: SecretBindin
 		.join('.');
 }
 
-/**
- * The secret, or undefined when the value is not a sealed secret, was sealed under another API key or for another
- * workflow or node, or was altered. Never throws: every one of those cases means "subscribe again".
- */
+/** Never throws: a foreign, altered or unreadable value means "subscribe again". */
 export function openSecret(sealed: unknown, apiKey: string, binding: SecretBinding): string | undefined {
 	if (typeof sealed !== 'string') return undefined;
 	const parts = sealed.split('.');

@@ -1,18 +1,6 @@
-/**
- * Signing secrets this process has already unsealed, so a delivery need not read the credential and unseal the
- * secret again: together about 150 µs here, and in n8n reading a credential also decrypts it, on every request.
- *
- * An entry is found only by the workflow and node the sealed value belongs to and the sealed value itself. A new
- * subscription comes with a newly sealed value (fresh salt), so it never finds the old one's secret, and the same
- * sealed value copied into another workflow or node finds nothing. `checkExists` never trusts this cache for the
- * current subscription: it opens the secret with the credential's current API key, so a changed key still leads to a
- * new subscription. Until then, deliveries are verified with the secret the service actually signs them with.
- *
- * The webhook side adds a secret as soon as it opens one (receive.ts). Only sealed values from the workflows' static
- * data can open, which no sender can add to, so the entries are bounded by the active triggers (each with its
- * current subscription and at most a few it replaced), and forged requests cannot push genuine secrets out unless
- * more triggers are active than this holds. Secrets stay in this Map: nothing here logs or returns them other than to the caller that asks with the sealed value.
- */
+// Secrets this process has unsealed, so a delivery need not read (in n8n: decrypt) the credential and unseal again.
+// Keyed by workflow, node and sealed value (fresh salt per subscription); only static data's sealed values can open,
+// which no sender can add to, so entries are bounded by the active triggers. checkExists never trusts this cache.
 import type { SecretBinding } from './secretBox';
 import { setAsNewest } from '../shared/setAsNewest';
 
@@ -21,7 +9,6 @@ export const UNREADABLE_RETRY_MS = 60_000;
 
 export class UnsealedSecretCache {
 	readonly #secrets = new Map<string, string>();
-	/** Sealed secrets that did not open with the credential, until when they are not tried again. */
 	readonly #unreadableUntil = new Map<string, number>();
 	readonly #maxEntries: number;
 
@@ -29,10 +16,7 @@ export class UnsealedSecretCache {
 		this.#maxEntries = maxEntries;
 	}
 
-	/**
-	 * Whether this sealed value recently failed to open. While it is, a request claiming to be a delivery costs no
-	 * credential read and no decryption: unauthenticated traffic cannot make n8n decrypt the credential over and over.
-	 */
+	/** While it is, a forged delivery cannot make n8n decrypt the credential over and over. */
 	isKnownUnreadable(binding: SecretBinding, sealedSecret: string, nowMs: number): boolean {
 		const key = cacheKey(binding, sealedSecret);
 		const until = this.#unreadableUntil.get(key);
@@ -72,8 +56,5 @@ function cacheKey({ workflowId, nodeId }: SecretBinding, sealedSecret: string): 
 /** How many secrets this process keeps, the ones used last: far more than the subscriptions of any real n8n. */
 export const SECRETS_KEPT_IN_MEMORY = 5_000;
 
-/**
- * This process's one cache: `webhook()` fills it, and activation reads it to recover the secret of a subscription
- * whose sealed value no longer opens because the credential's key changed, to seal it again (see retirement.ts).
- */
+/** `webhook()` fills it; activation reads it to reseal a secret whose key changed (retirement.ts). */
 export const unsealedSecrets = new UnsealedSecretCache(SECRETS_KEPT_IN_MEMORY);

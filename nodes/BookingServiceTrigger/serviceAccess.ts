@@ -1,8 +1,5 @@
-/**
- * What the subscription lifecycle (lifecycle.ts, retirement.ts) needs from n8n and the service: who the node is, the
- * credential as it is now, and single-attempt requests — n8n waits for activation and deactivation, so none of them
- * may sit out a rate limit or retry.
- */
+// What the subscription lifecycle needs from n8n and the service. n8n waits for activation and deactivation, so every
+// request is a single attempt that never sits out a rate limit.
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -15,7 +12,6 @@ import type { AccountRef, Owner } from './subscription';
 
 export type Context = IHookFunctions;
 
-/** Any n8n context that knows its workflow, node and instance (hook and webhook contexts both do). */
 interface NodeIdentity {
 	getWorkflow(): { id?: string };
 	getNode(): { id: string };
@@ -67,7 +63,6 @@ export async function lifecycleRequest<T>(
 	return (await bookingServiceApiRequest.call(context, { maxAttempts: 1, ...request })) as T;
 }
 
-/** The id of the account the credential's key belongs to, or undefined when the service did not say in time. */
 async function accountIdOf(context: Context): Promise<string | undefined> {
 	try {
 		const account = await lifecycleRequest<{ id?: unknown }>(context, {

@@ -1,21 +1,6 @@
-/**
- * Verification of the `Service-Signature` header the Booking Service puts on every webhook delivery:
- *
- *   Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + raw body, keyed with the subscription secret>
- *
- * Pure and synchronous so it can be tested with fixed vectors. The rules, and why:
- * - The MAC is computed over the raw body bytes as received. Re-serialising parsed JSON changes key order, spacing or
- *   number formatting and would reject genuine deliveries (or, worse, accept a body that differs from what was signed).
- * - Every `v1` value is tried, so the service can sign with an old and a new secret side by side while rotating; every
- *   candidate is compared in constant time and all of them are always compared, so timing says nothing about which
- *   (if any) was close.
- * - Exactly one `t` is allowed. Two timestamps make it ambiguous which one was signed; an attacker could pair a fresh
- *   `t` with an old, replayed signature and hope the checker reads the other one.
- * - Unknown schemes (`v0=…`, a future `v2=…`) are ignored, not rejected, so a service upgrade cannot break
- *   receivers.
- * - A timestamp too far in the past or the future is refused even with a valid MAC: that bounds how long a captured
- *   delivery can be replayed (the duplicate store covers the window itself).
- */
+// Verifies `Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + raw body>`. The MAC is over the raw
+// bytes (re-serialised JSON differs); every v1 is tried (secret rotation), in constant time; exactly one `t` (two would
+// pair a fresh t with a replayed signature); unknown schemes are ignored; a stale `t` bounds replay.
 import { createHmac, timingSafeEqual } from 'crypto';
 
 /** The contract says "about five minutes"; this is the tolerance in both directions. */
@@ -26,21 +11,15 @@ const HEX_SIGNATURE = /^[0-9a-f]{64}$/i;
 const UNIX_SECONDS = /^\d{1,12}$/;
 
 export type SignatureFailure =
-	/** No header, or only whitespace. */
 	| 'missing_header'
 	/** A part without `=`, an empty key, or an empty value. */
 	| 'malformed_header'
-	/** No `t=` part. */
 	| 'missing_timestamp'
-	/** More than one `t=` part. */
 	| 'duplicate_timestamp'
-	/** `t=` is not a whole number of seconds. */
 	| 'invalid_timestamp'
-	/** No `v1=` part. */
 	| 'missing_signature'
 	/** No `v1` value equals the expected MAC (including values that are not 64 hex characters). */
 	| 'signature_mismatch'
-	/** The MAC is right but `t` is outside the tolerance window. */
 	| 'timestamp_out_of_tolerance';
 
 export type SignatureVerdict = { valid: true; timestamp: number } | { valid: false; reason: SignatureFailure };
@@ -95,10 +74,7 @@ function readSignatureHeader(header: string | string[] | undefined): ParsedHeade
 	return parsed;
 }
 
-/**
- * Why this header cannot carry a valid signature, judged without any secret, or undefined when it is well-formed.
- * Lets the receiver refuse junk before it reads a credential or unseals a secret.
- */
+/** Judged without any secret, so junk is refused before a credential is read or a secret unsealed. */
 export function signatureHeaderProblem(header: string | string[] | undefined): SignatureFailure | undefined {
 	const parsed = readSignatureHeader(header);
 	return typeof parsed === 'string' ? parsed : undefined;
@@ -112,10 +88,7 @@ export function computeDeliverySignature(rawBody: Buffer | string, timestamp: nu
 		.digest('hex');
 }
 
-/**
- * Checks one delivery. `header` is the value of `Service-Signature` as the HTTP layer hands it over (Node joins
- * repeated headers with ", ", so a repeated header shows up as repeated parts and is judged by the same rules).
- */
+/** Node joins repeated headers with ", ", so a repeated header is judged as repeated parts by the same rules. */
 export function verifyDeliverySignature(
 	rawBody: Buffer | string,
 	header: string | string[] | undefined,
@@ -144,10 +117,7 @@ export function verifyDeliverySignature(
 	return { valid: true, timestamp };
 }
 
-/**
- * Whether a well-formed header's timestamp is within tolerance, judged without any secret. Only a first filter for
- * requests whose signature cannot be checked (the sender chose the timestamp); it proves nothing.
- */
+/** Judged without any secret (the sender chose the timestamp): only a first filter, it proves nothing. */
 export function hasFreshTimestamp(
 	header: string | string[] | undefined,
 	nowSeconds: number,

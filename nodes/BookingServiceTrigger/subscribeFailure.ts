@@ -1,7 +1,4 @@
-/**
- * Turning a refused `POST /webhooks` into a message that says what to do: the webhook URL the service will not
- * deliver to (http, localhost, a private address) and the account's subscription limit.
- */
+// Turns a refused POST /webhooks into a message that says what to do (an undeliverable webhook URL, the limit of 25).
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -9,10 +6,7 @@ import { serviceErrorDetailsOf } from '../shared/serviceErrors';
 import type { ServiceErrorDetail } from '../shared/serviceErrors';
 import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './subscription';
 
-/**
- * Why the service would refuse this webhook URL, judged locally, or undefined when it looks deliverable. Only used to
- * explain a refusal: the request is always sent, because a local simulator may accept such URLs.
- */
+/** Judged locally only to explain a refusal: the request is always sent, since a local simulator may accept it. */
 export function webhookUrlProblem(webhookUrl: string): string | undefined {
 	let url: URL;
 	try {
@@ -60,11 +54,8 @@ const URL_GUIDANCE = [
 	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
 ].join(' ');
 
-/**
- * Whether a failed POST /webhooks was refused for the account's subscription limit. The contract does not name the
- * error code, so a 4xx other than the authentication, permission, not-found and rate-limit ones whose message speaks
- * of a subscription limit counts.
- */
+// The contract does not name the limit's error code, so a 4xx other than 401, 403, 404 and 429 whose message speaks of
+// a subscription limit counts.
 export function isSubscriptionLimit(error: unknown): boolean {
 	const { message, httpCode } = error as { message?: unknown; httpCode?: unknown };
 	return (
@@ -78,16 +69,10 @@ export function isSubscriptionLimit(error: unknown): boolean {
 	);
 }
 
-/** Whether a field name from validation details is the body's `url` (also as `body.url` or `url[0]`). */
 function namesUrlField(field: string): boolean {
 	return field.split(/[.[\]]/).some((segment) => segment.toLowerCase() === 'url');
 }
 
-/**
- * Turns a failed POST /webhooks into an error that says what to do. The transport's error already explains
- * authentication, permission and rate-limit problems; this adds the two cases the trigger knows more about: the
- * webhook URL (refused by the service, or one the service will refuse) and the subscription limit.
- */
 export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl: string): NodeApiError {
 	const original = error as { message?: unknown; description?: unknown; httpCode?: unknown; context?: IDataObject };
 	const serviceMessage = typeof original.message === 'string' ? original.message : String(error);

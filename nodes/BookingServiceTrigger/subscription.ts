@@ -1,18 +1,6 @@
-/**
- * The trigger's side of a webhook subscription: what it keeps in the node's static data, who owns a record, the
- * event selection and the subscription's description.
- *
- * Static data holds, per trigger node (n8n keeps a separate copy for a test run):
- *   subscription           StoredSubscription      the subscription this node made, naming the workflow, node and
- *                                                  n8n instance that own it and the account it lives in
- *   leftoverSubscriptions  LeftoverSubscription[]  subscriptions this node replaced and has not deleted yet
- *                                                  (a DELETE failed, or it drains after a key rotation)
- * (Earlier versions also kept `recentEventIds` there, written by webhook(); it is removed when the record is rewritten.)
- * Static data is plain text on the workflow row and travels with exports and copies of the workflow: hence
- * `sealedSecret` (secretBox.ts) and never the secret itself, and hence the owner in every record — a record another
- * workflow, node or n8n instance wrote (a copy, or an import into another instance) is never acted on, only
- * forgotten.
- */
+// The trigger's subscription records in node static data (n8n keeps a separate copy for a test run). Static data
+// travels with exports and copies of the workflow: hence `sealedSecret`, never the secret, and an owner in every
+// record — a record another workflow, node or n8n instance wrote is never acted on, only forgotten.
 import type { IDataObject, IHookFunctions, INode } from 'n8n-workflow';
 
 import { ALL_EVENTS } from '../shared/booking';
@@ -24,11 +12,7 @@ const MAX_DESCRIPTION_LENGTH = 200;
 /** One per possible subscription is plenty; beyond that the oldest are given up on (and logged). */
 const MAX_LEFTOVERS = MAX_SUBSCRIPTIONS_PER_ACCOUNT;
 
-/**
- * The workflow, node and n8n instance a record belongs to. n8n's instance id tells two instances apart that hold the
- * same workflow (an export imported elsewhere keeps workflow and node ids); processes of one instance (queue mode)
- * share it. Records written before it was kept have none.
- */
+/** instanceId tells apart two n8n instances holding one workflow (an import keeps workflow and node ids). */
 export interface Owner {
 	workflowId: string;
 	nodeId: string;
@@ -52,9 +36,8 @@ export interface StoredSubscription extends Owner, AccountRef {
 }
 
 /**
- * A subscription this node no longer uses. Either its DELETE failed (retried on activation, deliveries proven to come
- * from it answered 410), or it is draining: replaced because the API key was rotated, it is kept until `drainUntil`
- * so that the service's retries of events made before its replacement (`replacedAt`) still run once.
+ * A subscription whose DELETE failed (retried on activation), or one draining after a key rotation: kept until
+ * `drainUntil` so the service's retries of events made before `replacedAt` still run once.
  */
 export interface LeftoverSubscription extends Owner, AccountRef {
 	id: string;
@@ -67,7 +50,6 @@ export interface LeftoverSubscription extends Owner, AccountRef {
 	target?: string;
 }
 
-/** A subscription's URL and event selection as one comparable string. */
 export function targetOf(webhookUrl: string, events: string[]): string {
 	return JSON.stringify([webhookUrl, events]);
 }
@@ -81,22 +63,17 @@ export function ownershipOf(record: Owner, owner: Owner): Ownership {
 	return record.instanceId === owner.instanceId ? 'ours' : 'foreign';
 }
 
-/** Whether the node may act on a record: its own, or one of its workflow and node from before instance ids. */
 export function isOwnedBy(record: Owner, owner: Owner): boolean {
 	return ownershipOf(record, owner) !== 'foreign';
 }
 
-/**
- * The selection as it is sent and compared: `*` alone when chosen (it already covers every kind), otherwise the
- * distinct kinds in a fixed order, so reordering the selection in the editor is not a change of subscription.
- */
+/** `*` alone covers every kind; sorted, so reordering the selection in the editor is not a change of subscription. */
 export function normaliseEventSelection(selected: unknown): string[] {
 	const values = Array.isArray(selected) ? selected.filter((value): value is string => typeof value === 'string') : [];
 	if (values.includes(ALL_EVENTS)) return [ALL_EVENTS];
 	return [...new Set(values)].sort();
 }
 
-/** The optional string fields of a record that are strings, and no others. */
 function optionalStrings<K extends string>(record: Record<string, unknown>, keys: K[]): Partial<Record<K, string>> {
 	return Object.fromEntries(
 		keys.filter((key) => typeof record[key] === 'string').map((key) => [key, record[key]]),
@@ -109,10 +86,7 @@ function readOwnerAndAccount(record: Record<string, unknown>): (Owner & AccountR
 	return { workflowId, nodeId, baseUrl, ...optionalStrings(record, ['instanceId', 'accountId']) };
 }
 
-/**
- * The stored subscription, or undefined when there is none or it is not readable. A record without an owner was
- * written by version 0.1.0: it is returned with an empty owner, which no node matches, so it is never acted on.
- */
+/** A record without an owner (0.1.0) gets an empty owner, which no node matches, so it is never acted on. */
 export function readStoredSubscription(nodeData: IDataObject): StoredSubscription | undefined {
 	const stored = nodeData.subscription as Record<string, unknown> | undefined;
 	if (typeof stored !== 'object' || stored === null) return undefined;
@@ -157,7 +131,6 @@ export function readLeftoverSubscriptions(nodeData: IDataObject, owner: Owner): 
 	return leftovers;
 }
 
-/** Only the fields a leftover has, whatever record it was made from. */
 function leftoverRecord(leftover: LeftoverSubscription): IDataObject {
 	const { id, workflowId, nodeId, baseUrl } = leftover;
 	const optional = optionalStrings(leftover as unknown as Record<string, unknown>, [
@@ -184,10 +157,7 @@ export function storeLeftoverSubscriptions(
 	return unique.slice(0, unique.length - kept.length);
 }
 
-/**
- * What the service shows in its list of subscriptions, so a person can tell which workflow a subscription feeds and
- * when it was made — also one whose creation answer was lost and that no node knows about.
- */
+/** Shown in the service's list, so a person can tell which workflow a subscription feeds (even an orphaned one). */
 export function subscriptionDescription(
 	workflow: { id?: string; name?: string },
 	node: INode,
@@ -202,7 +172,6 @@ export function subscriptionDescription(
 	return `${prefix}${fitted}${suffix}`.slice(0, MAX_DESCRIPTION_LENGTH);
 }
 
-/** The hook context's view of whether this is the Test URL (a test run in the editor) or the Production URL. */
 export function isTestSubscription(context: IHookFunctions): boolean {
 	return context.getMode() === 'manual';
 }

@@ -1,18 +1,6 @@
-/**
- * How much work requests that have not proven themselves may cost this n8n process: every credential read (n8n loads
- * and decrypts the credential) and every booking look-up done for a request whose signature is not yet verified takes
- * one token. Two buckets must both have one:
- *
- * - the process's bucket, one for all triggers: at most `burst` at once and `perSecond` after that, whatever the
- *   number of active triggers — no per-trigger limit can bound that, since a flood spread over more triggers than any
- *   bounded record holds would find a fresh share every time;
- * - the trigger's share: a flood aimed at one trigger's URL empties only its own share and leaves the rest of the
- *   process's bucket to the other triggers.
- *
- * A request finding either empty is refused (401), which the service retries. A delivery verified with a secret in
- * memory takes no token, and a secret once opened stays in memory (secretCache.ts), so a flood costs each trigger
- * one credential read, not one per request.
- */
+// Tokens for work done for a request not yet verified (a credential read, which n8n decrypts; a booking look-up). The
+// process's bucket bounds it whatever the number of triggers (a flood spread over triggers finds fresh shares); each
+// trigger's share keeps a flood at one URL from starving the others. Empty → 401, which the service retries.
 import { setAsNewest } from '../shared/setAsNewest';
 
 export interface BudgetLimits {
@@ -44,7 +32,6 @@ export class TokenBucket {
 		return this.#tokens >= 1;
 	}
 
-	/** Takes one token if there is one. */
 	take(nowMs: number): boolean {
 		if (!this.has(nowMs)) return false;
 		this.#tokens -= 1;
@@ -76,5 +63,4 @@ export class UnverifiedWorkBudget {
 	}
 }
 
-/** This process's one budget for all Booking Service Triggers. */
 export const unverifiedWork = new UnverifiedWorkBudget();
