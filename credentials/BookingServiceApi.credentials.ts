@@ -6,12 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-/**
- * The Base URL as the credential test uses it: the same rules as the nodes' `normaliseBaseUrl` (nodes/shared/
- * baseUrl.ts), written as an n8n expression because a credential test is declarative. A Base URL the nodes would
- * refuse fails the test with the nodes' sentence, instead of passing here and failing in every node later.
- * test/unit/credential-base-url.test.ts evaluates it with n8n's expression engine against the nodes' rules.
- */
+// The nodes' `normaliseBaseUrl` rules as an n8n expression (a credential test is declarative), so a Base URL the nodes
+// refuse fails the test with their sentence; test/unit/credential-base-url.test.ts keeps the two in step.
 const BASE_URL_CHECKED_FOR_TEST = `={{ (() => {
 	const raw = String($credentials.baseUrl ?? '').trim();
 	const where = 'The Base URL in the Booking Service API credential';

@@ -1,19 +1,11 @@
-/**
- * The credential's Base URL, checked once for every request. The credential's own test applies the same rules as an
- * n8n expression (credentials/BookingServiceApi.credentials.ts); test/unit/credential-base-url.test.ts keeps the
- * two in step, so a Base URL passes the credential test exactly when the nodes accept it.
- */
+// The credential's Base URL, checked for every request. The credential's test applies the same rules as an n8n
+// expression; test/unit/credential-base-url.test.ts keeps the two in step.
 
-/** Plain http is allowed only to this machine (the simulator, `npm run dev`): a real key must never cross a network
- * in clear text. */
+/** Plain http only to this machine (the simulator): a real key must never cross a network in clear text. */
 function isLoopbackHost(hostname: string): boolean {
 	return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-/**
- * The credential's base URL without trailing slashes, or a sentence saying what is wrong with it. Kept free of
- * n8n contexts so the trigger and the tests can use it directly.
- */
 export function normaliseBaseUrl(raw: unknown): { baseUrl: string } | { problem: string } {
 	const trimmed = typeof raw === 'string' ? raw.trim() : '';
 	if (trimmed === '') {

@@ -1,14 +1,10 @@
-/**
- * The service's booking and event type as both nodes read them, the events webhooks deliver about bookings, and the
- * one reshaping both nodes offer: names in a chosen language (`nameI18n`, and the answers' `labelI18n`). Fields the
- * nodes do not touch are passed through unchanged.
- */
+// The service's booking and event type as both nodes read them, and names in a chosen language (`nameI18n`,
+// `labelI18n`). Fields the nodes do not touch pass through unchanged.
 import type { IDataObject } from 'n8n-workflow';
 
 /** Subscribes to every event kind, including ones the service adds later. */
 export const ALL_EVENTS = '*';
 
-/** Whether an event of this type starts the workflow under a trigger's event selection (`*` selects every kind). */
 export function isSelectedEvent(events: string[], eventType: string): boolean {
 	return events.includes(ALL_EVENTS) || events.includes(eventType);
 }

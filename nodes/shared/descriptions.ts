@@ -79,7 +79,6 @@ export const bookingEventOptions: INodePropertyOptions[] = [
 export const bookingEventsSubtitle =
 	'={{($parameter["events"] || []).map(e => e === "*" ? "All Events" : "Booking " + e.replace("booking.", "").split("_").map(w => w.charAt(0).toUpperCase() + w.slice(1)).join("-")).join(", ")}}';
 
-/** An entry for a node's Options collection. */
 export const nameLanguageOption: INodeProperties = {
 	displayName: 'Name Language',
 	name: 'nameLanguage',

@@ -6,10 +6,7 @@ import { listAllPages } from './paging';
 /** Accounts have a handful of event types; this bounds the list should one have very many. */
 const MAX_LISTED_EVENT_TYPES = 1000;
 
-/**
- * Active event types (only those can be booked or invited to), in the app's order, matched on name, translated
- * names and slug. The service has no search, so the filter runs here.
- */
+/** Active event types only (only those can be booked); the service has no search, so the filter runs here. */
 export async function searchEventTypes(
 	this: ILoadOptionsFunctions,
 	filter?: string,

@@ -1,12 +1,9 @@
-/**
- * The text of the instants in a booking list, both ways, without Date.parse's general grammar or a Date per field:
- * Return All reads two instants per booking and writes them again as local times, 20,000 of each for 10,000 bookings.
- */
+// The service's instants read and written without Date.parse's general grammar or a Date per field: Return All reads
+// two per booking and writes them again as local times (20,000 each for 10,000 bookings).
 
 const DAY_MS = 86_400_000;
 const ZERO = 48;
 
-/** The value of `length` decimal digits of `text` from `at`, or -1 if one of them is not a digit. */
 function digitsAt(text: string, at: number, length: number): number {
 	let value = 0;
 	for (let index = at; index < at + length; index++) {
@@ -17,11 +14,7 @@ function digitsAt(text: string, at: number, length: number): number {
 	return value;
 }
 
-/**
- * Date.parse for the service's instants, `2026-03-02T09:00:00Z` or `…:00.250Z`, read field by field: Return All reads
- * two per booking, and Date.parse's general grammar cost more than the rest of presenting one. Any other text, or a
- * field outside plain ranges (day 29–31, a year before 1000), goes to Date.parse itself.
- */
+/** Any other text, or a field outside plain ranges (day 29–31, a year before 1000), goes to Date.parse itself. */
 export function parseUtc(text: string): number {
 	const length = typeof text === 'string' ? text.length : 0;
 	if (
@@ -71,11 +64,8 @@ export function offsetText(offsetMs: number): string {
 	return `${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
 }
 
-/**
- * `T10:00:00+01:00` per local second of the day and offset. Bookings start and end at few distinct times of day, so a
- * local time is one shared date text joined to one shared time text rather than a new string built from eight pieces
- * (a quarter of the memory). Bounded: when full it is started over.
- */
+// Bookings start and end at few distinct times of day, so a local time joins one shared date text and one shared
+// time text (a quarter of the memory). Bounded: when full it is started over.
 const MAX_TIME_TEXTS = 2_048;
 const timeTexts = new Map<number, string>();
 /** The last local date written: bookings listed together mostly share it. */
@@ -87,10 +77,7 @@ export function timeTextCacheSize(): number {
 	return timeTexts.size;
 }
 
-/**
- * `2026-03-02T10:00:00+01:00` for the wall clock `localMs` (the instant plus `offsetMs`, read as UTC) in years
- * 1000–9999, where Date's ISO text has the four-digit year formatInZone writes.
- */
+/** Years 1000–9999 only, where Date's ISO text has the four-digit year formatInZone writes. */
 export function localTimeText(localMs: number, offsetMs: number): string {
 	const day = Math.floor(localMs / DAY_MS);
 	if (day !== lastDay) {

@@ -1,8 +1,5 @@
-/**
- * Cursor paging over the service's list operations (contract: `{ items, nextCursor }`), one loop for every caller:
- * pages are requested only as they are consumed, never more items than still needed, and a repeated cursor stops
- * the loop with an error instead of running forever.
- */
+// Cursor paging over the service's lists (contract: `{ items, nextCursor }`), one loop for every caller: pages are
+// requested only as consumed, never more items than still needed, and a repeated cursor stops with an error.
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -39,10 +36,6 @@ export async function listAllPages<T = IDataObject>(
 	return collected;
 }
 
-/**
- * The items of a list operation one at a time, for a caller that consumes them one by one (a merge of several
- * listings). Pages are still requested only as they are consumed, so stopping early causes no further requests.
- */
 export async function* iterateListItems<T = IDataObject>(
 	this: BookingServiceContext,
 	options: ListAllPagesOptions,
@@ -50,12 +43,7 @@ export async function* iterateListItems<T = IDataObject>(
 	for await (const page of iterateListPages.call(this, options)) yield* page as T[];
 }
 
-/**
- * The pages of a list operation, each requested only when the previous one has been consumed: a caller that stops
- * early causes no further requests. Whole pages rather than items, so a caller that keeps everything pays one await
- * per page, not per item. Each page asks for at most as many items as are still allowed by `limit` (a Limit of 150
- * asks for 100 and then 50), and a page longer than asked for is cut to the limit.
- */
+/** Whole pages, so a caller that keeps everything pays one await per page; a page longer than asked for is cut. */
 export async function* iterateListPages<T = IDataObject>(
 	this: BookingServiceContext,
 	options: ListAllPagesOptions,
@@ -114,7 +102,6 @@ export interface ListPageRequest extends Omit<ListAllPagesOptions, 'limit'> {
 	cursor?: string;
 }
 
-/** One page of a list operation, checked to be a page. Every list request of both nodes goes through here. */
 export async function fetchListPage<T = IDataObject>(
 	this: BookingServiceContext,
 	request: ListPageRequest,
@@ -145,7 +132,6 @@ export async function fetchListPage<T = IDataObject>(
 	return response;
 }
 
-/** Page size for the next request: as many as still needed, within the service's 1..100. */
 export function pageSizeFor(remaining: number): number {
 	return Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(remaining)));
 }

@@ -9,10 +9,7 @@ export const MAX_RETRY_AFTER_SECONDS = 60;
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 16_000;
 
-/**
- * Milliseconds to wait before retrying a 429, or undefined when the service asks for longer than we will wait.
- * Retry-After (seconds or an HTTP date) wins; without it, full-jitter exponential back-off.
- */
+/** Retry-After (seconds or an HTTP date) wins; without it, full-jitter exponential back-off. Undefined: too long. */
 export function rateLimitWaitMs(headers: IDataObject, attempt: number): number | undefined {
 	const retryAfterSeconds = parseRetryAfterSeconds(headers['retry-after']);
 	if (retryAfterSeconds !== undefined) {

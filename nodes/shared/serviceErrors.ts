@@ -1,8 +1,5 @@
-/**
- * Every way a request can fail, as an n8n error a user can act on: the service's error envelope explained per code,
- * rate limiting given up on, and no answer at all. The API key is redacted from every text that goes in, and no raw
- * HTTP client error (which carries the Authorization header) is ever attached.
- */
+// Every way a request can fail, as an n8n error a user can act on. The API key is redacted from every text, and no raw
+// HTTP client error (which carries the Authorization header) is ever attached.
 import type { IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -14,13 +11,9 @@ const SCOPE_PATTERN = /\b(event_types:read|bookings:read|bookings:write|webhooks
 const READ_WRITE_HINT =
 	'Create a key with the "Read and write" permission in the app (Settings → API keys and webhooks) and put it in the Booking Service API credential. Read-only keys can list and read, but not create or cancel bookings, create invites or manage webhooks.';
 
-/**
- * One entry of an error envelope's `details`. The contract says only that `validation_failed` details name each
- * field, not how; an entry naming no field keeps its text in `message`, one naming no problem has an empty `message`.
- */
+/** The contract says only that `validation_failed` details name each field, not how. */
 export type ServiceErrorDetail = { field?: string; message: string };
 
-/** The parts of an error envelope we rely on; anything else in the body is ignored. */
 interface ServiceErrorEnvelope {
 	code: string;
 	message: string;
@@ -220,7 +213,6 @@ export function rateLimitError(
 	});
 }
 
-/** Every text that reaches the error, including the service's own details, goes through `redact` here. */
 function buildApiError(
 	ctx: BookingServiceContext,
 	redact: Redact,
@@ -259,10 +251,7 @@ function buildApiError(
 	return error;
 }
 
-/**
- * The request never got an HTTP answer: refused, reset, timed out, DNS… n8n wraps the HTTP client's error (which
- * holds the request with its Authorization header); only the error code and our own text are kept.
- */
+/** n8n wraps the HTTP client's error, which holds the Authorization header: only its code and our own text are kept. */
 export function unreachableError(
 	ctx: BookingServiceContext,
 	error: unknown,
@@ -272,7 +261,6 @@ export function unreachableError(
 		redact: Redact;
 		abortSignal: AbortSignal | undefined;
 		itemIndex: number | undefined;
-		/** The per-attempt timeout that was in force, for the message. */
 		timeoutMs: number;
 	},
 ): Error {
@@ -318,7 +306,6 @@ export function isAlreadyGone(error: unknown): boolean {
 	return httpCode === '404' || httpCode === '410';
 }
 
-/** The envelope's details a transport error carries, or [] for any other error. */
 export function serviceErrorDetailsOf(error: unknown): ServiceErrorDetail[] {
 	const details = (error as { context?: { serviceErrorDetails?: unknown } })?.context
 		?.serviceErrorDetails;

@@ -1,8 +1,4 @@
-/**
- * The one eviction rule of the package's in-memory stores (the trigger's records, the time-zone caches): a Map
- * iterates in insertion order, so re-inserting a key makes it the newest, and the oldest entries beyond `maxSize`
- * are dropped from the front.
- */
+/** A Map iterates in insertion order: re-inserting makes a key the newest, and the oldest beyond `maxSize` go first. */
 export function setAsNewest<K, V>(map: Map<K, V>, key: K, value: V, maxSize: number): void {
 	map.delete(key);
 	map.set(key, value);

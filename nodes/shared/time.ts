@@ -1,7 +1,5 @@
-/**
- * Dates and time zones without a date library: the package may not ship runtime dependencies, and Intl knows every
- * IANA zone. All instants are epoch milliseconds; all wall-clock values are read or written in a named IANA zone.
- */
+// Dates and time zones without a date library (the package ships no runtime dependencies; Intl knows every IANA
+// zone). Instants are epoch milliseconds; wall-clock values are in a named IANA zone.
 
 import { localTimeText, offsetText } from './instantText';
 import { isSpannedInstant, offsetMsAt, wallClockAsUtc, wallClockAt } from './zoneOffsets';
@@ -21,14 +19,9 @@ const LATEST_OFFSET_MS = 14 * 3_600_000;
 /** Read the offsets just outside that range, so the one in force before and after any change nearby is seen. */
 const OFFSET_PROBE_MARGIN_MS = 3_600_000;
 
-/**
- * The instant a wall-clock time has in a zone. In a DST gap the time is moved forward by the gap (02:30 in a
- * spring-forward zone becomes 03:30); in an overlap the earlier instant wins — the usual calendar-app choice.
- *
- * The instant is wall time minus the offset in force at that instant, and lies between wall − 14 h and wall + 12 h.
- * The offsets in force at both ends of that span are the only candidates (zones change offset at most once in a
- * day and a bit); each candidate is kept only if the zone really has that offset at the instant it gives.
- */
+// In a DST gap the time moves forward by the gap (02:30 becomes 03:30); in an overlap the earlier instant wins, as in
+// calendar apps. Only the offsets in force at both ends of [wall − 14 h, wall + 12 h] are candidates (a zone changes
+// offset at most once in a day and a bit); each is kept only if the zone has that offset at the instant it gives.
 export function instantOfWallClock(wall: WallClock, timeZone: string): number {
 	const wallAsUtc = wallClockAsUtc(wall);
 	const offsetBefore = offsetMsAt(wallAsUtc - LATEST_OFFSET_MS - OFFSET_PROBE_MARGIN_MS, timeZone);
@@ -59,12 +52,8 @@ export function formatInZone(instantMs: number, timeZone: string): string {
 	return `${wall.year}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${offsetText(offsetMs)}`;
 }
 
-/**
- * Reads a date-time as n8n users give one: an ISO 8601 string (with `Z`, an offset, or none), a JS Date, or a Luxon
- * DateTime from an expression such as `{{ $now.plus(1, 'day') }}`. A value without an offset is wall-clock time in
- * `defaultTimeZone` (n8n's date-time picker gives such values, meant in the workflow's time zone).
- * Returns epoch milliseconds, or undefined when the value is not a real date-time.
- */
+// A value without an offset is wall-clock time in `defaultTimeZone` (n8n's date-time picker gives such values, meant in
+// the workflow's time zone); Luxon DateTimes come from expressions such as `{{ $now.plus(1, 'day') }}`.
 export function parseDateTime(value: unknown, defaultTimeZone: string): number | undefined {
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.getTime();
 	if (
@@ -115,11 +104,7 @@ function isRealWallClock(
 /** A calendar date as a day number (days since 1970-01-01), which makes date arithmetic plain integer arithmetic. */
 export type DayNumber = number;
 
-/**
- * Reads a calendar date: `YYYY-MM-DD`, or the date part of an ISO date-time (as written, whatever its offset), or a
- * Luxon DateTime from an expression such as `{{ $today }}` (the date it shows, in its own zone), or a JS Date (its
- * date in `timeZone`).
- */
+/** A Luxon DateTime (`{{ $today }}`) gives the date it shows in its own zone; a JS Date its date in `timeZone`. */
 export function parseCalendarDate(value: unknown, timeZone: string): DayNumber | undefined {
 	const isoDate = (value as { toISODate?: unknown } | null)?.toISODate;
 	if (typeof isoDate === 'function') {
@@ -145,7 +130,6 @@ export function formatCalendarDate(day: DayNumber): string {
 	return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** The instant a calendar day starts in a zone. */
 export function startOfDay(day: DayNumber, timeZone: string): number {
 	const date = new Date(day * DAY_MS);
 	return instantOfWallClock(
@@ -162,10 +146,6 @@ export function startOfDay(day: DayNumber, timeZone: string): number {
 	);
 }
 
-/**
- * Splits the inclusive day range `from..to` into consecutive inclusive windows of at most `maxDays` days, in order,
- * without overlap.
- */
 export function splitIntoWindows(
 	from: DayNumber,
 	to: DayNumber,

@@ -1,38 +1,6 @@
-/**
- * The one way both Booking Service nodes talk to the service. No operation builds its own request.
- * This module sends requests; baseUrl.ts checks the credential's Base URL, rateLimit.ts decides how long to wait on
- * a 429, serviceErrors.ts turns every failure into an error a user can act on, paging.ts follows cursors.
- *
- * Exported API (the trigger codes against this; keep it stable):
- *
- *   bookingServiceApiRequest.call(ctx, { method, path, qs?, body?, headers?, timeoutMs?, scope? }, itemIndex?)
- *     → Promise<T>: the parsed JSON body of a 2xx answer (`undefined` when the body is empty).
- *     `ctx` is any of IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IPollFunctions | IWebhookFunctions.
- *     `path` is relative to the credential's base URL and starts with `/` (e.g. `/webhooks/${id}`); ids in it
- *     must already be validated. `scope` only improves the 403 message when the service does not name one.
- *     Sends JSON, authenticates through the `bookingServiceApi` credential, retries 429 (Retry-After or bounded
- *     exponential back-off with jitter) a bounded number of times.
- *     Every failure is thrown as NodeApiError (service answered / unreachable; `httpCode` is the HTTP status as
- *     a string, '429' after giving up on a rate limit, null when the service could not be reached) or
- *     NodeOperationError (bad credential base URL). `error.context.serviceErrorCode` holds the envelope's `code`
- *     (e.g. 'not_found', 'slot_unavailable') when there was one, and `error.context.serviceErrorDetails` its
- *     `details` as `{ field?, message }[]` when it had any (validation_failed names each field there). Messages
- *     and details never contain the API key, and no raw HTTP client error (which carries the Authorization
- *     header) is attached.
- *
- *   paging.ts — listAllPages.call(ctx, { path, qs?, limit?, itemIndex?, scope?, timeoutMs? }) → Promise<T[]>
- *     Follows `nextCursor` to the end (no `limit`) or until `limit` items (never requesting more than still
- *     needed), page size 1..100, stops with an error if the service repeats a cursor.
- *   iterateListPages.call(ctx, same options) → AsyncGenerator<T[]>: the same pages, each requested when the
- *     previous one is consumed (listAllPages reads through it: one paging loop).
- *   iterateListItems.call(ctx, same options) → AsyncGenerator<T>: the same items one at a time, still requested
- *     page by page.
- *
- *   serviceErrors.ts — isAlreadyGone(error) → true for 404/410 errors (for deleting something that may already be deleted).
- *   serviceErrorDetailsOf(error) → the `serviceErrorDetails` of a transport error, [] for any other error.
- *   baseUrl.ts — normaliseBaseUrl(raw) → { baseUrl } without trailing slashes, or { problem } saying what is wrong.
- *   BOOKING_SERVICE_CREDENTIAL_TYPE = 'bookingServiceApi'.
- */
+// The one way both nodes talk to the service (the trigger codes against it: keep it stable). Failures are thrown as
+// NodeApiError (httpCode null when unreachable) with the envelope's code and details in error.context; messages never
+// carry the API key, and no raw HTTP client error (which holds the Authorization header) is attached.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -69,19 +37,14 @@ export type BookingServiceScope =
 
 export interface BookingServiceRequest {
 	method: IHttpRequestMethods;
-	/** Relative to the base URL, starting with `/`. */
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
 	headers?: IDataObject;
-	/** Per-attempt timeout; defaults to DEFAULT_TIMEOUT_MS. */
 	timeoutMs?: number;
 	/** The scope the operation needs, named in the 403 message if the service's own message does not. */
 	scope?: BookingServiceScope;
-	/**
-	 * How many times to send it while the service answers 429 (default MAX_RATE_LIMIT_ATTEMPTS). The trigger's
-	 * activation and deactivation use 1: n8n waits for them, so they must not sit out a rate limit.
-	 */
+	/** Attempts while the service answers 429; the trigger's hooks use 1 (n8n waits for them). */
 	maxAttempts?: number;
 }
 
@@ -127,7 +90,6 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 	const abortSignal =
 		'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 
-	// Ends with a return or a throw: at most MAX_RATE_LIMIT_ATTEMPTS rounds, only 429s go round again.
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse;
 		try {
@@ -163,16 +125,12 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 	}
 }
 
-/**
- * n8n 2.x's `sleep` ends early when the execution is cancelled; n8n 1.x's takes only the time and ignores the signal
- * (the wait is then at most MAX_RETRY_AFTER_SECONDS). Typed for both, so the nodes compile against either.
- */
+// n8n 2.x's `sleep` ends early when the execution is cancelled; 1.x's ignores the signal (the wait is then at most
+// MAX_RETRY_AFTER_SECONDS). Typed for both.
 const abortableSleep = sleep as (ms: number, abortSignal?: AbortSignal) => Promise<void>;
 
-/**
- * n8n's HTTP helper silently drops an empty object body, and the service refuses a write without one (Cancel with no
- * message sends `{}`): an empty object is sent as its JSON text, which the helper passes through unchanged.
- */
+// n8n's HTTP helper silently drops an empty object body, and the service refuses a write without one (Cancel with no
+// message sends `{}`), so it is sent as JSON text, which the helper passes through.
 function jsonBody(body: IDataObject | undefined): IDataObject | string | undefined {
 	return body !== undefined && Object.keys(body).length === 0 ? '{}' : body;
 }

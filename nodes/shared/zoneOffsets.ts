@@ -1,27 +1,18 @@
-/**
- * A zone's offset from UTC and its wall clock, read through Intl (which knows every IANA zone) as rarely as possible:
- * Return All shows two local times for each of 10,000 bookings, and two Intl calls per local time were most of its
- * CPU time. Offsets are therefore read once per zone and UTC day and kept as spans of constant offset.
- */
+// Zone offsets and wall clocks read through Intl as rarely as possible: two Intl calls per local time were most of
+// Return All's CPU time for 10,000 bookings, so offsets are read once per zone and UTC day and kept as spans.
 
 import { setAsNewest } from './setAsNewest';
 
 const DAY_MS = 86_400_000;
 
-/**
- * Every cache here is bounded. Intl accepts a zone name in any letter case ("europe/BERLIN"), so a public form can send
- * unboundedly many spellings of the ~600 zones: spellings map to the canonical name (a short string each, at most
- * MAX_SPELLINGS of them), and formatters — large objects — are kept per canonical name only.
- */
+// Every cache is bounded: Intl accepts any letter case ("europe/BERLIN"), so a public form can send unboundedly many
+// spellings; they map to the canonical name, and formatters (large objects) are kept per canonical name only.
 const MAX_SPELLINGS = 2_000;
 const MAX_FORMATTERS = 1_000;
 /** Spans are kept for this many zones (a workflow uses one or a few), each holding at most MAX_SPANS_PER_ZONE. */
 const MAX_SPAN_ZONES = 100;
 const MAX_SPANS_PER_ZONE = 256;
-/**
- * Spans are only kept for instants in these years, where Intl's Gregorian wall clock and Date's UTC arithmetic agree
- * field for field; anything outside is read through Intl on every call, as it always was.
- */
+/** Only in these years do Intl's Gregorian wall clock and Date's UTC arithmetic agree field for field. */
 const SPANS_FROM = Date.UTC(1900, 0, 1);
 const SPANS_TO = Date.UTC(2200, 0, 1);
 
@@ -60,10 +51,7 @@ function newFormatter(timeZone: string): Intl.DateTimeFormat {
 	});
 }
 
-/**
- * The IANA name as Intl spells it ("europe/berlin" → "Europe/Berlin", "utc" → "UTC"), or undefined when the text is
- * not a zone name. Offsets such as "+09:00", which Intl also accepts, are not IANA names and the service refuses them.
- */
+/** Offsets such as "+09:00", which Intl accepts, are not IANA names and the service refuses them. */
 export function canonicalTimeZone(text: string): string | undefined {
 	const known = canonicalBySpelling.get(text);
 	if (known !== undefined) return known ?? undefined;
@@ -139,7 +127,6 @@ function intlOffsetMsAt(instantMs: number, canonical: string): number {
 	return wallClockAsUtc(intlWallClockAt(instantMs, canonical)) - instantMs;
 }
 
-/** Index of the first span ending at or after the instant (spans.length if none). */
 function firstSpanEndingFrom(spans: Span[], instantMs: number): number {
 	let low = 0;
 	let high = spans.length;
@@ -151,12 +138,8 @@ function firstSpanEndingFrom(spans: Span[], instantMs: number): number {
 	return low;
 }
 
-/**
- * The offset from the spans, learning the instant's UTC day when it is not known yet: if the offsets at both ends of
- * the day agree, the offset holds all day (no zone changes its offset and back within a day: in 1900–2100 changes are
- * 7 days apart or more, by a scan of every zone) and the day joins its neighbours. A day with a change in it is read
- * through Intl on every call (two days a year in most zones).
- */
+// A day whose offsets agree at both ends keeps it all day (in 1900–2100 changes are 7 days apart or more, by a scan
+// of every zone) and joins its neighbours; a day with a change is read through Intl on every call.
 function spannedOffsetMsAt(instantMs: number, canonical: string): number {
 	let spans = spansByZone.get(canonical);
 	if (spans === undefined) {
@@ -201,7 +184,6 @@ export function offsetMsAt(instantMs: number, timeZone: string): number {
 		: intlOffsetMsAt(instantMs, canonical);
 }
 
-/** The wall clock in the zone at that instant, field for field as Intl shows it. */
 export function wallClockAt(instantMs: number, timeZone: string): WallClock {
 	const canonical = canonicalOrThrow(timeZone);
 	if (!(instantMs >= SPANS_FROM && instantMs < SPANS_TO)) return intlWallClockAt(instantMs, canonical);
