@@ -1,8 +1,5 @@
-/**
- * Where a new trigger starts (in the service's time) and what it must know then to tell its first changes right:
- * the overlap before the newest change (no flood of history), held and awaiting-payment bookings (a later
- * confirmation is a booking created) and upcoming ones (a later move is a reschedule, with the times it had).
- */
+// Where a new trigger starts (the service's time) and what it must know to tell its first changes right: no flood of
+// history, in-flight bookings (a confirmation is a creation) and upcoming ones (a move is a reschedule).
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -15,10 +12,7 @@ import type { KnownBookings } from './known';
 import { MAX_IN_FLIGHT, MAX_IN_OVERLAP, MAX_UPCOMING, OVERLAP_MS, remember, time, trimKnown } from './known';
 
 const IN_FLIGHT_STATUSES = ['held', 'awaiting_payment'];
-/**
- * Upcoming is judged by the service's clock where it can be seen (its newest change), else n8n's, less a day: the
- * two clocks may differ, and a booking listed needlessly costs a few bytes.
- */
+/** The service's and n8n's clocks may differ; a booking listed needlessly costs a few bytes. */
 const CLOCK_MARGIN_MS = 24 * 60 * 60_000;
 
 export async function listBookings(context: IPollFunctions, qs: IDataObject, limit?: number): Promise<Booking[]> {
@@ -27,10 +21,7 @@ export async function listBookings(context: IPollFunctions, qs: IDataObject, lim
 
 const newestChange = async (context: IPollFunctions) => (await listBookings(context, { sort: '-updatedAt' }, 1))[0];
 
-/**
- * The state of a trigger with no position yet: from now, or from Start From (a first sync). Upcoming and in-flight
- * bookings are read *before* the position is taken, so a change made while activation runs is reported.
- */
+/** Upcoming and in-flight bookings are read *before* the position is taken, so a change meanwhile is reported. */
 export async function startingState(context: IPollFunctions, startFrom: unknown): Promise<PollState> {
 	let startFromIso: string | undefined;
 	if (startFrom !== undefined) {

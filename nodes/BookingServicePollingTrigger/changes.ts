@@ -1,9 +1,5 @@
-/**
- * Turns what `GET /bookings?updatedSince=…` returns into booking events, each change once; pure (state in, state
- * out). The cursor is the newest `updatedAt` the service has shown, asked from minus OVERLAP_MS so a late commit or
- * an exclusive `updatedSince` is still seen; a change is recognised by status, start, end and updatedAt against the
- * state remembered of the booking (known.ts), never by the timestamp alone, so a state seen again is not a change.
- */
+// Listed bookings → booking events, each change once; pure. Asked from the cursor minus OVERLAP_MS (late commits, an
+// exclusive updatedSince); a change is told by comparing with the remembered state (known.ts), never by timestamp alone.
 import { createHash } from 'crypto';
 
 import type { BookingState, KnownBookings, ListedBooking } from './known';
@@ -46,7 +42,6 @@ export function emptyState(cursor: string | null, since: string | null): PollSta
 	return { cursor, since, known: {} };
 }
 
-/** The query's `updatedSince`: the cursor minus the overlap, or null to ask for everything. */
 export function updatedSinceFor(state: PollState): string | null {
 	const cursor = time(state.cursor);
 	return Number.isNaN(cursor) ? null : new Date(cursor - OVERLAP_MS).toISOString();
@@ -58,13 +53,9 @@ const BY_STATUS: Record<string, PolledEvent> = {
 	completed: 'booking.completed',
 };
 
-/**
- * Which event a change is. With a remembered state: a new status says it (confirmed for the first time = created),
- * else new times = rescheduled, else updated. Without one: cancelled, no-show and completed say themselves; a
- * confirmed booking created since this trigger started is created — it was held or awaiting payment until now, which
- * the listing leaves out — unless it may have been seen and forgotten since (created no later than the newest booking
- * let go); any other change cannot be told (an earlier time is unknown) and is updated.
- */
+// With a remembered state: a new status says it (first confirmed = created), else new times = rescheduled, else
+// updated. Without: a confirmed booking created since the trigger started is created (held or awaiting payment until
+// now, which the listing leaves out) unless it may have been forgotten; another change cannot be told: updated.
 export function classify(
 	previous: BookingState | undefined,
 	booking: ListedBooking,
@@ -93,10 +84,6 @@ export function classify(
 	return { type: 'booking.updated' };
 }
 
-/**
- * The event a booking's change is, given the last state seen of it (if any), when the trigger started, and the newest
- * creation time among the bookings it let go.
- */
 export function eventFor<B extends ListedBooking>(
 	booking: B,
 	previousState: BookingState | undefined,
@@ -113,10 +100,7 @@ export function eventFor<B extends ListedBooking>(
 	};
 }
 
-/**
- * Stable across polls and restarts, so a downstream Remove Duplicates on eventId also holds; two different changes
- * stamped with the same updatedAt get different ids.
- */
+/** Stable across polls and restarts, so Remove Duplicates on eventId holds; same-stamped changes get different ids. */
 export function pollEventId(booking: ListedBooking, type: PolledEvent): string {
 	const digest = createHash('sha256')
 		.update([booking.id, booking.updatedAt, booking.status, booking.start, booking.end, type].join('|'))
@@ -124,10 +108,7 @@ export function pollEventId(booking: ListedBooking, type: PolledEvent): string {
 	return `evt_poll_${digest.slice(0, 24)}`;
 }
 
-/**
- * One batch of listed bookings (any order, any duplicates) → the events, oldest change first, and the next state.
- * Every change updates the state, whether or not its event is emitted (the caller filters).
- */
+/** Every change updates the state, whether or not its event is emitted (the caller filters). */
 export function detectChanges<B extends ListedBooking>(
 	state: PollState,
 	bookings: B[],

@@ -1,9 +1,5 @@
-/**
- * The last state seen of each booking (status, start, end, updatedAt), one short string per booking in static data,
- * and what a trim keeps: what a later change needs — in-flight bookings (a payment makes them created), upcoming ones
- * (a move is a reschedule with previous times), all changed inside the overlap (never reported twice), then the
- * most recently changed.
- */
+// The last state seen of each booking, one short string per booking in static data. A trim keeps what a later change
+// needs: in-flight (a payment makes them created), upcoming (a move is a reschedule), inside the overlap, recent.
 
 /** How far each poll reaches back before the newest change seen. */
 export const OVERLAP_MS = 2 * 60_000;
@@ -88,7 +84,6 @@ export function decodeState(text: unknown): BookingState | undefined {
 	return { status: STATUS_NAMES[status] ?? status, startMs, endMs: startMs + durationMs, createdMs, updatedAt };
 }
 
-/** Whether the booking shows exactly the state remembered: then it is no new change, whatever its timestamp. */
 export function isSameState(known: BookingState, booking: ListedBooking): boolean {
 	return (
 		known.status === booking.status &&
@@ -98,11 +93,7 @@ export function isSameState(known: BookingState, booking: ListedBooking): boolea
 	);
 }
 
-/**
- * Keeps what later changes may need, each kind up to its bound, newest change first: in flight, upcoming (starting
- * after `nowMs`, the service's latest timestamp seen), changed inside the overlap, and MAX_RECENT others. Also says
- * the newest creation time among the bookings it let go: a booking created later was never forgotten.
- */
+/** Also says the newest creation time let go: a booking created later was never forgotten. */
 export function trimKnownTracking(
 	known: KnownBookings,
 	cursorMs: number,

@@ -1,12 +1,8 @@
-/**
- * n8n starts a poll on every tick without waiting for the previous one, on the same static data, so a slow poll would
- * run beside the next and both would report the same changes: one poll per trigger at a time, a tick that finds it
- * still running does nothing. In-process only: n8n runs a workflow's polls on one main (the leader), so this covers
- * queue mode and multi-main except while leadership moves during a poll.
- */
+// n8n starts a poll on every tick without waiting for the previous one, on the same static data: one poll per trigger
+// at a time. In-process only: n8n runs a workflow's polls on one main (the leader), so this covers queue mode and
+// multi-main except while leadership moves during a poll.
 const polling = new Set<string>();
 
-/** Runs the poll unless one of the same trigger is running; undefined when skipped. */
 export async function pollExclusively<T>(trigger: string, poll: () => Promise<T>): Promise<T | undefined> {
 	if (polling.has(trigger)) return undefined;
 	polling.add(trigger);

@@ -1,8 +1,5 @@
-/**
- * The polling trigger's position in static data, bound to the workflow and node that own it, so a copy (static data
- * travels with exports) starts from its own activation. n8n saves static data only after a poll that emitted items; a
- * quiet poll's lost progress costs nothing, since asking again from the saved position emits nothing again.
- */
+// The polling trigger's position in static data, bound to the owning workflow and node (a copy starts from its own
+// activation). n8n saves static data only after a poll that emitted items; a quiet poll's lost progress costs nothing.
 import type { IDataObject } from 'n8n-workflow';
 
 import type { PollState } from './changes';

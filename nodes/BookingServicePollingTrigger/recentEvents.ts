@@ -1,9 +1,5 @@
-/**
- * The latest event of each kind that a trigger's production polls reported in this n8n process, so that "Fetch Test
- * Event" can return a real reschedule or update: those can be told only from a booking's earlier state, which a
- * manual run does not have. Bounded: MAX_TRIGGERS triggers, one event per kind each; the least recently used
- * trigger is forgotten first.
- */
+// The latest event of each kind a trigger's production polls reported in this process, so "Fetch Test Event" can show
+// a real reschedule or update (a manual run lacks the earlier state). Bounded: MAX_TRIGGERS, one event per kind each.
 import type { BookingEvent, PolledEvent } from './changes';
 import type { ListedBooking } from './known';
 
@@ -23,7 +19,6 @@ export function rememberEvents(trigger: string, events: Array<BookingEvent<Liste
 	}
 }
 
-/** The trigger's remembered events, newest change first. */
 export function recentEventsOf(trigger: string): Array<BookingEvent<ListedBooking>> {
 	const latest = byTrigger.get(trigger);
 	if (latest === undefined) return [];

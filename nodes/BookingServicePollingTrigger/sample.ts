@@ -1,9 +1,5 @@
-/**
- * "Fetch Test Event": the most recent change that matches the trigger's events, without touching the production
- * position. A reschedule or an update can be told only from a booking's earlier state, which a manual run does not
- * have: those come from what this trigger's production polls reported in this n8n process (recentEvents.ts). Every
- * other kind is told from the booking itself, among the most recently changed.
- */
+// "Fetch Test Event": the latest matching change, without touching the production position; reschedules and updates
+// come from recentEvents.ts (a manual run lacks the booking's earlier state).
 import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 

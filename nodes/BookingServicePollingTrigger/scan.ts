@@ -1,15 +1,6 @@
-/**
- * One poll's reading of `GET /bookings?updatedSince=…&sort=-updatedAt`, bounded, resumable, oldest change first.
- * The service lists newest first, so a backlog larger than CHUNK_PAGES pages is scanned in chunks: discovery walks to
- * the last page keeping only each chunk's start cursor, then chunks are reported oldest first, at most
- * MAX_CHANGES_PER_POLL per poll. Progress stays in the scan, so a poll stopped part-way (a long Retry-After, the page
- * budget, a timeout) is continued by the next, and memory stays at one chunk whatever the backlog.
- *
- * Chunks are told apart by what was reported: `floor` is the newest change already reported and `edge` the bookings
- * listed first in the last chunk; a re-read stops below the floor or at the edge. `top` is the newest change when the
- * scan began (a booking changed during it moves above the top and is reported once, by the next scan). A cursor the
- * service no longer takes sends the scan back to discovery, which stops at the floor: nothing is reported twice.
- */
+// One poll's bounded, resumable reading of `GET /bookings?updatedSince=…&sort=-updatedAt`, oldest change first. The
+// service lists newest first, so a large backlog is discovered to its last page keeping only chunk cursors, then
+// reported chunk by chunk; `floor` and `edge` mark what was reported, so nothing is reported twice.
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
 import { detectChanges, updatedSinceFor } from './changes';
@@ -31,14 +22,10 @@ export interface Scan {
 	top: string | null;
 	/** The page cursor where each chunk not yet reported starts, oldest chunk last; '' is the first page. */
 	marks: string[];
-	/** Until the last page was reached. */
 	discovering: boolean;
 	/** The newest updatedAt among the chunks already reported; null before the first. */
 	floor: string | null;
-	/**
-	 * The bookings listed first in the chunk reported last (up to a page): re-reading the next chunk stops at them, so
-	 * a run of changes stamped alike across the boundary is not read twice.
-	 */
+	/** The bookings listed first in the chunk reported last: a run of changes stamped alike is not read twice. */
 	edge: string[];
 }
 
@@ -59,10 +46,7 @@ export const DEFAULT_LIMITS: ScanLimits = {
 export interface ScanResult<B extends ListedBooking> {
 	events: Array<BookingEvent<B>>;
 	state: PollState;
-	/**
-	 * The failure that ended this poll. After progress (kept in `state`, continued at the next poll) the poll reports
-	 * what it has; before any, the caller fails the poll and keeps its old state.
-	 */
+	/** After progress (kept in `state`) the poll reports what it has; before any, it fails and keeps its old state. */
 	failure?: { error: unknown; afterProgress: boolean };
 }
 
@@ -87,7 +71,6 @@ export async function scanChanges<B extends ListedBooking>(
 	/** The page cursors passed in the chunk being read: where it can be split if the read is cut short. */
 	let passed: string[] = [];
 
-	/** Reports one chunk's changes, oldest first, and moves the floor up to the newest of them. */
 	const report = (items: B[]) => {
 		const detected = detectChanges(state, items);
 		state = detected.state;
@@ -108,10 +91,7 @@ export async function scanChanges<B extends ListedBooking>(
 		passed = [];
 	};
 
-	/**
-	 * Reads pages from the last mark until the floor or the last page (`ended`), or `pageCount` pages; keeps the
-	 * bookings between floor and top.
-	 */
+	/** Reads from the last mark to the floor or the last page (`ended`), or `pageCount` pages. */
 	const readChunk = async (pageCount: number): Promise<{ items: B[]; ended: boolean }> => {
 		const mark = scan.marks[scan.marks.length - 1];
 		const items: B[] = [];
@@ -159,9 +139,8 @@ export async function scanChanges<B extends ListedBooking>(
 				progressed = true;
 			}
 		}
-		// Reporting: the chunks left, oldest first, while this poll's bounds allow a whole chunk more. A chunk is read
-		// to the floor (bookings that changed since discovery have left it, so it may reach a little further), at most
-		// twice its size: one that grew beyond (changes stamped into it since) is split into pages instead.
+		// Reporting, oldest first. A chunk is read to the floor, at most twice its size: one that grew beyond (changes
+		// stamped into it since) is split into pages instead.
 		while (
 			!scan.discovering &&
 			scan.marks.length > 0 &&
