@@ -1,12 +1,6 @@
-/**
- * The one item loop of the Booking Service node. Operations never loop over items, catch errors or build output
- * items themselves; they only read one item's parameters (`prepare`) and call the service for it (`execute`).
- *
- * The loop runs in two passes: first every item's parameters are read and checked, then requests are sent. So when
- * any item has bad input the node fails before a single request goes out (unless Continue On Fail is on, in which
- * case that item becomes an error item and the others still run) — a batch of bookings is never half-sent because
- * item 7 had a typo.
- */
+// The node's one item loop, in two passes: every item's parameters are read and checked (`prepare`), then requests are
+// sent (`execute`), so bad input fails the node before a request goes out — a batch is never half-sent for a typo
+// (with Continue On Fail, that item becomes an error item).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -16,10 +10,6 @@ import * as eventType from './eventType';
 import * as invite from './invite';
 import * as webhookSubscription from './webhookSubscription';
 
-/**
- * What every `<operation>.operation.ts` exports besides its `description`. `prepare` reads and checks the item's
- * parameters and sends nothing; `execute` gets what `prepare` returned and calls the service.
- */
 export interface OperationModule {
 	prepare: (this: IExecuteFunctions, itemIndex: number) => unknown;
 	// `never`: each module's execute takes exactly what its own prepare returned, which the router hands back as is.
@@ -81,15 +71,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	return [outputPerItem.flat()];
 }
 
-/**
- * With On Error set to continue: one error item paired with the input item; otherwise the error, tied to the item.
- *
- * The error item's `json` holds nothing but `error`, an object with everything the user needs to branch on. That is
- * the one shape every n8n recognises as an error item for "Continue (using error output)": n8n 1.x up to 2.35
- * accept only `json.error` alone (or beside `message`), 2.36+ also `details`; any other key sends the item down the
- * success branch. (Setting the item's own `error` property also routes it, but n8n 2.x then replaces `json` with
- * the bare message and the description and HTTP code are lost.)
- */
+// The error item's `json` holds only `error`: n8n 1.x up to 2.35 route an item to the error output only for
+// `json.error` alone (or beside `message`), 2.36+ also `details`. Setting the item's own `error` also routes it, but
+// n8n 2.x then replaces `json` with the bare message and the description and HTTP code are lost.
 function failedItem(
 	this: IExecuteFunctions,
 	error: unknown,

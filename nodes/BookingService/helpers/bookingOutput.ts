@@ -1,8 +1,5 @@
-/**
- * How the action node's booking operations output a booking: names in the chosen language, the start and end also
- * as local times in the zone the operation reads dates in (see ItemParameters.dateTimeZone), then, with Simplify, a
- * short flat summary instead of the full booking.
- */
+// A booking as the action node outputs it: names in the chosen language, start and end also as local times in the
+// zone dates are read in (ItemParameters.dateTimeZone), or with Simplify a short flat summary.
 import type { IDataObject } from 'n8n-workflow';
 
 import { localizeBooking } from '../../shared/booking';
@@ -22,10 +19,7 @@ function localTime(instantText: string | undefined, timeZone: string): string | 
 	return Number.isNaN(instant) ? null : formatInZone(instant, timeZone);
 }
 
-/**
- * The fields most workflows map into emails, sheets and chat messages — about ten, as n8n's Simplify convention
- * asks. Everything else (booker phone and zone, location, payment, cancellation, answers…) is in the full output.
- */
+/** The fields workflows map into emails, sheets and chats: about ten, as n8n's Simplify convention asks. */
 export function simplifyBooking(booking: Booking, timeZone: string): IDataObject {
 	return {
 		id: booking.id,
@@ -53,11 +47,8 @@ export function presentBooking(booking: Booking, output: BookingOutput): IDataOb
 	};
 }
 
-/**
- * presentBooking for bookings just parsed from a list response, which nothing else holds: without Simplify or a name
- * language the local times are added to each booking itself instead of to a copy of it — the same fields in the same
- * order, without copying every field of 10,000 bookings in a Return All.
- */
+// For bookings just parsed from a list, which nothing else holds: without Simplify or a name language the local
+// times are added in place, not to a copy — no copying every field of 10,000 bookings in a Return All.
 export function presentListedBooking(booking: Booking, output: BookingOutput): IDataObject {
 	if (output.simplify || output.nameLanguage !== 'service') return presentBooking(booking, output);
 	booking.localStart = localTime(booking.start, output.timeZone);

@@ -1,17 +1,6 @@
-/**
- * Idempotency keys for POST /bookings.
- *
- * n8n's Retry On Fail runs the node again inside the same execution and run. A booking request whose answer was lost
- * (timeout, dropped connection, 5xx after the booking was stored) is then sent again; with the same Idempotency-Key
- * the service returns the booking it already made instead of making a second one. So the key must be identical on
- * every retry of the same item, and different for anything that is not a retry:
- *
- *   execution id + node id + run index + item index + hash of the request body
- *
- * The body hash keeps a key from ever being reused for a different request (which the service may refuse as
- * idempotency_conflict), e.g. when an expression such as $now gives a new start time on the retry. A new execution
- * gets new keys, so running the workflow again deliberately books again.
- */
+// Idempotency keys for POST /bookings: n8n's Retry On Fail resends in the same execution and run, so the key is
+// execution id + node id + run index + item index + a hash of the body (never reused for a different request, e.g. a
+// $now start, which the service may refuse as idempotency_conflict); a new execution books again.
 import { createHash } from 'crypto';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -58,10 +47,7 @@ export function deriveIdempotencyKey(identity: RetryIdentity, body: unknown): st
 	);
 }
 
-/**
- * A key the user set: a UUID is sent as given (lower-cased); any other text — an order number, say — is turned
- * into a UUID deterministically, because the contract asks for a UUID and equal text must still mean an equal key.
- */
+/** A UUID is sent lower-cased; other text becomes one deterministically (the contract asks for a UUID). */
 export function idempotencyKeyFromUserValue(value: string): string {
 	const trimmed = value.trim();
 	return UUID_PATTERN.test(trimmed)

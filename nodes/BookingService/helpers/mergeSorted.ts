@@ -1,11 +1,6 @@
-/**
- * Merges lists that are each already sorted into one sorted list, pulling from each source only as far as needed:
- * sources are lazy (one service page at a time), so stopping at `limit` also stops the requests.
- *
- * An item whose key was already taken is skipped, so an item that moved between sources while they were read
- * (a booking cancelled mid-listing shows up under both statuses) is returned once. On equal order the earlier
- * source wins, which keeps the merge stable.
- */
+// Merges already-sorted lazy sources (a service page at a time), so stopping at `limit` also stops the requests. An
+// item whose key was taken is skipped (a booking cancelled mid-listing shows under both statuses); ties go to the
+// earlier source.
 export async function mergeSorted<T>(
 	sources: Array<AsyncIterator<T>>,
 	options: { compare: (a: T, b: T) => number; keyOf: (item: T) => string; limit?: number },

@@ -1,10 +1,5 @@
-/**
- * Every limit the contract states, checked before anything is sent, so bad input costs no request and the error
- * names the parameter (by the label the user sees) and the item.
- *
- * The pure checks return a problem sentence or undefined; `ItemParameters` reads an item's parameters with
- * them and throws a NodeOperationError naming the field and the item.
- */
+// Every limit the contract states, checked before anything is sent, so bad input costs no request and the error names
+// the parameter (by its label) and the item.
 import type { IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -80,10 +75,7 @@ export class ItemParameters {
 		this.itemIndex = itemIndex;
 	}
 
-	/**
-	 * The error for a bad parameter: it names the field and the item, and never echoes long values. `nextStep` is
-	 * for values that come from a person: an AI agent sees only this message, so it must say what to do.
-	 */
+	/** Never echoes long values; `nextStep` says what to do, since an AI agent sees only this message. */
 	invalid(label: string, problem: string, value?: unknown, nextStep?: string): NodeOperationError {
 		const shown =
 			typeof value === 'string' && value !== '' && characterCount(value) <= 60
@@ -140,7 +132,6 @@ export class ItemParameters {
 		);
 	}
 
-	/** The ID behind a resource locator, whichever mode was used; undefined when empty. */
 	optionalResourceLocatorId(name: string, label: string): string | undefined {
 		const locator = this.raw(name, { mode: 'list', value: '' }) as
 			| INodeParameterResourceLocator
@@ -193,10 +184,6 @@ export class ItemParameters {
 		throw this.invalid(label, `must be one of: ${allowed.join(', ')}`, value);
 	}
 
-	/**
-	 * A list of allowed values (multi-options, or a comma-separated string or array from an expression),
-	 * without duplicates, in the given order.
-	 */
 	listOf<T extends string>(name: string, label: string, allowed: readonly T[]): T[] {
 		const value = this.raw(name, []);
 		const entries = Array.isArray(value)
@@ -215,12 +202,8 @@ export class ItemParameters {
 		return chosen;
 	}
 
-	/**
-	 * The one zone in which this item's dates and times without an offset are read, and in which its output shows
-	 * local times: the operation's Time Zone option if set, otherwise the workflow's time zone (Workflow Settings →
-	 * Timezone, which defaults to the instance's). n8n's date picker writes values without an offset, meant in the
-	 * zone the panel's notice names — this one.
-	 */
+	// The Time Zone option, else the workflow's zone: n8n's date picker writes values without an offset, meant in the
+	// zone the panel's notice names (this one).
 	dateTimeZone(): string {
 		this.zone ??=
 			this.optionalTimeZone(TIME_ZONE_OPTION, 'Time Zone') ??

@@ -13,11 +13,8 @@ import { emailProblem } from '../helpers/validation';
 
 export { searchEventTypes } from '../../shared/eventTypeSearch';
 
-/**
- * The zone the booking list shows starts in: the node's Time Zone option when it names a zone, else n8n's
- * `getTimezone()`. In the editor n8n gives a list search no workflow settings, so that is the instance's default zone
- * (GENERIC_TIMEZONE) rather than the workflow's; each entry shows its offset so the time cannot be misread.
- */
+// In the editor n8n gives a list search no workflow settings, so getTimezone() is the instance's default zone rather
+// than the workflow's; each entry shows its offset so the time cannot be misread.
 function listTimeZone(context: ILoadOptionsFunctions): string {
 	const options = context.getNode().parameters.options as IDataObject | undefined;
 	const chosen = options?.timeZone;
@@ -25,10 +22,7 @@ function listTimeZone(context: ILoadOptionsFunctions): string {
 	return named ?? canonicalTimeZone(context.getTimezone()) ?? 'UTC';
 }
 
-/**
- * `2026-11-26 14:00 UTC+13`: the wall-clock start in `timeZone` with its offset (shorter than a zone name, so the
- * status after it still fits the list's width), or the service's text if it is no instant.
- */
+/** An offset is shorter than a zone name, so the status after it still fits the list's width. */
 function startText(start: unknown, timeZone: string): string {
 	const instant = typeof start === 'string' ? parseUtc(start) : Number.NaN;
 	if (!Number.isFinite(instant)) return String(start);
@@ -44,11 +38,8 @@ function startText(start: unknown, timeZone: string): string {
 /** One page of the most recent bookings per list page the user scrolls to; the service's maximum page size. */
 const BOOKINGS_PER_LIST_PAGE = 100;
 
-/**
- * The most recently made bookings, page by page as the user scrolls (the service's cursor is the list's pagination
- * token). The service has no text search: an email address is passed to its `email` filter, any other text is
- * matched here against booker name and email, event type name and ID within each page.
- */
+// The service's cursor is the list's pagination token. It has no text search: an email goes to its `email` filter,
+// any other text is matched here within each page.
 export async function searchBookings(
 	this: ILoadOptionsFunctions,
 	filter?: string,
