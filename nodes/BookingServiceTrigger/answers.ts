@@ -93,9 +93,17 @@ export function runEvent(
 	if (seenInThisProcess.checkAndRemember(scope, envelope.id, nowMs)) {
 		return acknowledgeWithoutRun(`event ${envelope.id} was already received`);
 	}
-	// Remembered for requests checked against the service, which may ask for the same fact under another id.
+	// A signed event whose fact already ran from a request checked against the service (one that came before the
+	// service's own delivery) starts nothing. Facts of signed events never stop a signed event: two genuine changes
+	// may share a timestamp.
 	const fact = factOf(envelope.type, envelope.data.booking);
-	if (fact !== undefined) factsRun.record(scope, fact, envelope.id, envelope.data.booking);
+	if (fact !== undefined) {
+		const judged = factsRun.judge(scope, fact, envelope.id, envelope.data.booking);
+		if (!checkedAgainstService && judged.verdict === 'ran' && judged.checked) {
+			return acknowledgeWithoutRun(`booking ${String(envelope.data.booking.id)}: this already ran as event ${judged.eventId}`);
+		}
+		factsRun.record(scope, fact, envelope.id, envelope.data.booking, checkedAgainstService);
+	}
 
 	const options = triggerOptions(context);
 	const booking = localizeBooking(envelope.data.booking as Booking, options.nameLanguage ?? 'service');

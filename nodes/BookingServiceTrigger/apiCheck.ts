@@ -54,7 +54,7 @@ export function unproven(eventType: string, fetched: unknown, nowMs: number): st
 	}
 	if (IN_FLIGHT.has(status)) return `the booking is still ${status}`;
 	if (eventType === 'booking.rescheduled') {
-		return changed - made > SAME_INSTANT_MS ? undefined : 'a booking unchanged since it was made was not rescheduled';
+		return changed - made >= SAME_INSTANT_MS ? undefined : 'a booking unchanged since it was made was not rescheduled';
 	}
 	// booking.created
 	if ((booking.cancellation as IDataObject | null | undefined)?.by === 'system') {
@@ -86,6 +86,9 @@ export async function authenticateByApi(
 	const bookingId = envelope.data.booking.id;
 	if (!isResourceId(bookingId)) return refuseDelivery(context, 'its signature cannot be checked and it names no booking');
 	const eventMs = typeof envelope.createdAt === 'string' ? Date.parse(envelope.createdAt) : Number.NaN;
+	// Every delivery carries createdAt (contract, Delivery body); without it the request cannot be placed before the
+	// replacement, and the new subscription may deliver the same change.
+	if (Number.isNaN(eventMs)) return refuseDelivery(context, 'its signature cannot be checked and it carries no createdAt');
 	if (eventMs >= madeBeforeMs) {
 		return acknowledgeWithoutRun('made after its subscription was replaced: the new subscription delivers it');
 	}

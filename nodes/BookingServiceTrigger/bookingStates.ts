@@ -7,6 +7,9 @@ import { createHash } from 'node:crypto';
 /** Facts held in this process at most (the last half of them always): the red-team test R19-12 measures the heap. */
 export const MAX_FACTS = 60_000;
 
+/** Marks a fact that ran from a request checked against the service (never a character of an event id). */
+const CHECKED_MARK = ' ';
+
 /** Event ids are short; one longer than this is cut, so an entry stays small. */
 const MAX_EVENT_ID_LENGTH = 40;
 
@@ -15,7 +18,7 @@ export type FactVerdict =
 	/** The very event that already ran (its id was forgotten by the shorter event-id memory). */
 	| { verdict: 'repeat' }
 	/** The fact already ran under another event id: a replay, or a later event whose fact ran already. */
-	| { verdict: 'ran'; eventId: string };
+	| { verdict: 'ran'; eventId: string; checked: boolean };
 
 export function factOf(eventType: string, booking: { updatedAt?: unknown }): string | undefined {
 	switch (eventType) {
@@ -50,17 +53,20 @@ export class BookingFactsRun {
 		const key = this.#key(scope, fact, booking.id);
 		const ranAs = this.#newer.get(key) ?? this.#older.get(key);
 		if (ranAs === undefined) return { verdict: 'new' };
-		return ranAs === eventId.slice(0, MAX_EVENT_ID_LENGTH) ? { verdict: 'repeat' } : { verdict: 'ran', eventId: ranAs };
+		const checked = ranAs.startsWith(CHECKED_MARK);
+		const ranId = checked ? ranAs.slice(CHECKED_MARK.length) : ranAs;
+		return ranId === eventId.slice(0, MAX_EVENT_ID_LENGTH) ? { verdict: 'repeat' } : { verdict: 'ran', eventId: ranId, checked };
 	}
 
-	record(scope: string, fact: string, eventId: string, booking: { id?: unknown }): void {
+	/** `checked`: the fact ran from a request checked against the service, not from a signed delivery. */
+	record(scope: string, fact: string, eventId: string, booking: { id?: unknown }, checked = false): void {
 		const key = this.#key(scope, fact, booking.id);
 		this.#older.delete(key);
 		if (!this.#newer.has(key) && this.#newer.size >= this.#generationSize) {
 			this.#older = this.#newer;
 			this.#newer = new Map();
 		}
-		this.#newer.set(key, eventId.slice(0, MAX_EVENT_ID_LENGTH));
+		this.#newer.set(key, (checked ? CHECKED_MARK : '') + eventId.slice(0, MAX_EVENT_ID_LENGTH));
 	}
 
 	/** Facts held now, for the test that proves the bound. */

@@ -11,9 +11,13 @@ describe('BookingFactsRun: the booking facts a trigger ran', () => {
 		expect(facts.judge('t', fact, 'evt_1', { id: 'b1' })).toEqual({ verdict: 'new' });
 		facts.record('t', fact, 'evt_1', { id: 'b1' });
 		expect(facts.judge('t', fact, 'evt_1', { id: 'b1' })).toEqual({ verdict: 'repeat' });
-		expect(facts.judge('t', fact, 'evt_2', { id: 'b1' })).toEqual({ verdict: 'ran', eventId: 'evt_1' });
+		expect(facts.judge('t', fact, 'evt_2', { id: 'b1' })).toEqual({ verdict: 'ran', eventId: 'evt_1', checked: false });
 		expect(facts.judge('other', fact, 'evt_2', { id: 'b1' })).toEqual({ verdict: 'new' });
 		expect(facts.judge('t', fact, 'evt_2', { id: 'b2' })).toEqual({ verdict: 'new' });
+		// A fact that ran from a request checked against the service says so (a signed event then starts nothing).
+		facts.record('t', fact, 'evt_3', { id: 'b3' }, true);
+		expect(facts.judge('t', fact, 'evt_3', { id: 'b3' })).toEqual({ verdict: 'repeat' });
+		expect(facts.judge('t', fact, 'evt_4', { id: 'b3' })).toEqual({ verdict: 'ran', eventId: 'evt_3', checked: true });
 	});
 
 	it('a creation, cancellation and no-show once per booking whatever its state; a reschedule once per state', () => {
@@ -59,6 +63,7 @@ describe('BookingFactsRun: the booking facts a trigger ran', () => {
 		expect(facts.judge('t', factOf('booking.rescheduled', { updatedAt: long })!, 'evt_2', { id: 'b1' })).toEqual({
 			verdict: 'ran',
 			eventId: `evt_${long}`.slice(0, 40),
+			checked: false,
 		});
 	});
 });
