@@ -9,6 +9,19 @@ import { forgedBody, redTeamSetup, runKinds } from './redteam-19-round2-support.
 
 const { sim, advance, activeTrigger, bookLatest } = redTeamSetup();
 
+/** Rotated and re-activated (the old subscription draining), a live booking made, and the service's deliveries held. */
+async function rotatedWithDeliveriesHeld() {
+	const trigger = await activeTrigger();
+	const newKey = rotateKey(sim, trigger);
+	await trigger.activate('init');
+	advance(60_000);
+	const booking = await bookLatest(newKey);
+	await sim.control.drainDeliveries();
+	sim.control.setDeliveryMode({ shuffle: true });
+	advance(60_000);
+	return { trigger, newKey, booking };
+}
+
 const noSecret = (body: string) => ({ 'Service-Signature': signFromScratch('attacker-has-no-secret', body) });
 
 describe('red team, issue 19 round 3', () => {
@@ -19,14 +32,7 @@ describe('red team, issue 19 round 3', () => {
 	// it (no createdAt, so it counts as "made before the replacement") is posted. It runs (the booking proves it), and
 	// then the genuine signed one runs too: the signed path records but never consults the fact memory.
 	it('FIXED R19-17: a forged reschedule without createdAt, posted before the signed one, is refused; the reschedule runs once', async () => {
-		const trigger = await activeTrigger();
-		const newKey = rotateKey(sim, trigger);
-		await trigger.activate('init');
-		advance(60_000);
-		const booking = await bookLatest(newKey);
-		await sim.control.drainDeliveries();
-		sim.control.setDeliveryMode({ shuffle: true }); // hold the service's deliveries
-		advance(60_000);
+		const { trigger, newKey, booking } = await rotatedWithDeliveriesHeld();
 		const { starts } = await freeIntroCallStarts(sim, newKey);
 		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
 
@@ -42,14 +48,7 @@ describe('red team, issue 19 round 3', () => {
 	// The same with a cancellation (a customer told twice), the forged body carrying a createdAt back-dated an hour
 	// (before the replacement), as a captured delivery of another booking edited by hand would.
 	it('FIXED R19-18: a back-dated forged cancellation posted before the signed one runs the real cancellation, and the signed one then starts nothing', async () => {
-		const trigger = await activeTrigger();
-		const newKey = rotateKey(sim, trigger);
-		await trigger.activate('init');
-		advance(60_000);
-		const booking = await bookLatest(newKey);
-		await sim.control.drainDeliveries();
-		sim.control.setDeliveryMode({ shuffle: true });
-		advance(60_000);
+		const { trigger, booking } = await rotatedWithDeliveriesHeld();
 		sim.control.cancel(booking.id, { by: 'booker', reason: null });
 
 		const body = JSON.stringify({ id: 'evt_0000000000000000forged02', type: 'booking.cancelled', createdAt: new Date(Date.now() - 3_600_000).toISOString(), apiVersion: 'v1', data: { booking: { id: booking.id } } });
