@@ -98,9 +98,11 @@ export function runEvent(
 	// may share a timestamp.
 	const fact = factOf(envelope.type, envelope.data.booking);
 	if (fact !== undefined) {
-		const judged = factsRun.judge(scope, fact, envelope.id, envelope.data.booking);
-		if (!checkedAgainstService && judged.verdict === 'ran' && judged.checked) {
-			return acknowledgeWithoutRun(`booking ${String(envelope.data.booking.id)}: this already ran as event ${judged.eventId}`);
+		if (!checkedAgainstService) {
+			const judged = factsRun.judge(scope, fact, envelope.id, envelope.data.booking);
+			if (judged.verdict === 'ran' && judged.checked) {
+				return acknowledgeWithoutRun(`booking ${String(envelope.data.booking.id)}: this already ran as event ${judged.eventId}`);
+			}
 		}
 		factsRun.record(scope, fact, envelope.id, envelope.data.booking, checkedAgainstService);
 	}
