@@ -7,11 +7,10 @@
 // This file: genuine events lost. redteam-19-round2-forged.test.ts: forged events that run, and memory.
 import { describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
 import { api, freeIntroCallStarts, signFromScratch, rotateKey } from './support.ts';
 import { redTeamSetup, runKinds } from './redteam-19-round2-support.ts';
 
-const { sim, harnesses, advance, activeTrigger, bookLatest, serviceSecretOf, serviceRetry } = redTeamSetup();
+const { sim, advance, activeTrigger, bookLatest, serviceSecretOf, serviceRetry } = redTeamSetup();
 
 describe('red team, issue 19 round 2: genuine events refused for good after a rotation', () => {
 	// FIXED R19-6 (was open), high: a lost cancellation. Issue 19 requires that after a rotation "every event the service
@@ -91,13 +90,7 @@ describe('red team, issue 19 round 2: genuine events refused for good after a ro
 	// the move (out of order, or retried after n8n was down). booking.created is refused on every attempt ("not the
 	// service's booking as it is now"); booking.rescheduled is not selected. The new booking is never announced.
 	it('FIXED R19-11: a created-only workflow announces a booking moved before its creation was delivered', async () => {
-		const trigger = await startTriggerHarness({
-			baseUrl: sim.baseUrl,
-			apiKey: sim.apiKeys.readWrite,
-			parameters: { events: ['booking.created'], options: {} },
-		});
-		harnesses.push(trigger);
-		await trigger.activate();
+		const trigger = await activeTrigger({ events: ['booking.created'] });
 		const [subscription] = sim.control.webhooks();
 		const newKey = rotateKey(sim, trigger);
 		sim.control.setDeliveryMode({ shuffle: true });

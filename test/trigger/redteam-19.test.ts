@@ -198,23 +198,11 @@ describe('red team, issue 19: what an unverified sender learns', () => {
 	// node selects, that a captured delivery was genuine and already received, and that the key was rotated (the same
 	// request to a trigger that can read its secret gets 401).
 	it.fails('FINDING (open): forged requests with nothing proven get 200 and a reason instead of the uniform 401', async () => {
-		const trigger = await startTriggerHarness({
-			baseUrl: sim.baseUrl,
-			apiKey: sim.apiKeys.readWrite,
-			parameters: { events: ['booking.created'], options: {} },
-		});
-		harnesses.push(trigger);
-		await trigger.activate();
+		const trigger = await activeTrigger({ events: ['booking.created'] });
 		const probe = forgedBody('booking.cancelled', { id: 'abcdefabcdefabcdefabcdef' });
 		// The answer before a rotation, from a twin trigger: a request to this one would open its secret, and a process
 		// that has opened it keeps verifying signatures after the rotation (the path below is for one that has not).
-		const twin = await startTriggerHarness({
-			baseUrl: sim.baseUrl,
-			apiKey: sim.apiKeys.readWrite,
-			parameters: { events: ['booking.created'], options: {} },
-		});
-		harnesses.push(twin);
-		await twin.activate();
+		const twin = await activeTrigger({ events: ['booking.created'] });
 		const before = await twin.post(probe, { 'Service-Signature': signFromScratch('guess', probe) });
 		const newKey = rotateKey(sim, trigger);
 		await bookLate(newKey);
@@ -278,14 +266,7 @@ describe('red team, issue 19: attacks that held (regression tests, passing)', ()
 	});
 
 	it('REGRESSION: instance B, rotated and re-activated, drains only its own subscription and never touches instance A’s', async () => {
-		const first = await startTriggerHarness({
-			baseUrl: sim.baseUrl,
-			apiKey: sim.apiKeys.readWrite,
-			parameters: { events: ['*'], options: {} },
-			instanceId: 'instance-a',
-		});
-		harnesses.push(first);
-		await first.activate();
+		const first = await activeTrigger({ instanceId: 'instance-a' });
 		const [original] = sim.control.webhooks();
 		const second = await startTriggerHarness({
 			baseUrl: sim.baseUrl,
