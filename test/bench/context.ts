@@ -11,7 +11,7 @@ export interface BenchContext {
 	simulator(): Promise<SimulatorProcess>;
 	/** The one real n8n of this run (package installed, simulator credential made), started on first use. */
 	n8n(): Promise<N8nBench>;
-	/** Epoch ms after which sections should not start more runs. */
+	/** Epoch ms after which the running section should not start more runs (set anew for each section). */
 	deadline: number;
 }
 

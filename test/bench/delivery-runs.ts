@@ -12,7 +12,7 @@ import type { Delivery } from './deliveries.ts';
 import { processCpuMs } from './process-cpu.ts';
 import { countExecutions, executionsAfter, lastExecutionId, waitForExecutionCount } from './n8n.ts';
 import type { Row } from './report.ts';
-import { infoRow } from './report.ts';
+import { infoRow, targetRow } from './report.ts';
 import { summarize } from './stats.ts';
 
 /** Deliveries in flight at once, like a service with a few delivery workers. */
@@ -170,16 +170,19 @@ export function totals(runs: RunOutcome[]): Record<Counted, number> {
 	};
 }
 
-/** A report row comparing a per-run rate (higher is better): median of ours, of the baseline, and their ratio. */
+/** A report row comparing a per-run rate (higher is better): medians and their ratio, held to `atLeast` when given. */
 export function throughputRow(
 	section: number,
 	measure: string,
 	rate: 'executionsPerSecond' | 'acknowledgedPerSecond',
 	ours: RunOutcome[],
 	baseline: RunOutcome[],
+	atLeast?: number,
 ): Row {
 	const perRun = (runs: RunOutcome[]) => summarize(runs.map((run) => run[rate]));
-	return infoRow(section, measure, perRun(ours), perRun(baseline), '/s');
+	return atLeast === undefined
+		? infoRow(section, measure, perRun(ours), perRun(baseline), '/s')
+		: targetRow(section, measure, perRun(ours), perRun(baseline), '/s', { atLeast });
 }
 
 /** A report row comparing the receiving process's CPU per delivery (lower is better), where both runs measured it. */

@@ -174,6 +174,7 @@ export const deliveriesSection: Section = {
 						'executionsPerSecond',
 						outcomes.trigger,
 						outcomes.calComTrigger,
+						1,
 					),
 					throughputRow(
 						4,

@@ -4,7 +4,10 @@
  * profiles with), each sample put into the first category its stack matches from the innermost frame out, then
  * divided by the deliveries of those runs.
  *
- *   node test/bench/profile-windows.ts <report.json> <section id> <file.cpuprofile>
+ *   node test/bench/profile-windows.ts <report.json> <section id> <file.cpuprofile> [--functions=<a>,<b>]
+ *
+ * With --functions, it lists instead the functions whose self time per delivery differs most between variants a and
+ * b (e.g. trigger,calComTrigger): where one costs n8n more than the other.
  *
  * The profile samples n8n's main thread only: time in `isolate: …` is that thread creating, entering (and waiting
  * for) expression isolates; the isolates' own threads are in the bench's CPU rows (process-cpu.ts), not here.
@@ -33,9 +36,16 @@ const CATEGORIES: Array<[string, (frame: Frame) => boolean]> = [
 	['HTTP routing (express; in a single n8n also the bench counting executions)', (f) => /public-api|\.controller\.js|node_modules\/(express|router)\//.test(f.url)],
 ];
 
+/** A function as the profile names it, with where it is: `name file:line`, the path cut after node_modules/. */
+function functionLabel(frame: Frame): string {
+	const file = frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\//, '');
+	return `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
+}
+
 export function attributeWindows(
 	profile: CpuProfile,
 	windows: Array<{ variant: string; start: number; end: number; deliveries: number }>,
+	by: 'category' | 'function' = 'category',
 ): Map<string, Map<string, number>> {
 	const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 	const parent = new Map<number, number>();
@@ -66,7 +76,7 @@ export function attributeWindows(
 		if (window === undefined) continue;
 		const table = msByVariant.get(window.variant) ?? new Map<string, number>();
 		msByVariant.set(window.variant, table);
-		const category = classify(id);
+		const category = by === 'category' ? classify(id) : functionLabel(byId.get(id)!.callFrame);
 		table.set(category, (table.get(category) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
 	}
 	// Per delivery.
@@ -78,9 +88,11 @@ export function attributeWindows(
 }
 
 if (import.meta.main) {
-	const [reportFile, sectionId, profileFile] = process.argv.slice(2);
-	if (profileFile === undefined) {
-		console.error('usage: node test/bench/profile-windows.ts <report.json> <section id> <file.cpuprofile>');
+	const args = process.argv.slice(2);
+	const compared = args.find((arg) => arg.startsWith('--functions='))?.slice('--functions='.length).split(',');
+	const [reportFile, sectionId, profileFile] = args.filter((arg) => !arg.startsWith('--'));
+	if (profileFile === undefined || (compared !== undefined && compared.length !== 2)) {
+		console.error('usage: node test/bench/profile-windows.ts <report.json> <section id> <file.cpuprofile> [--functions=<a>,<b>]');
 		process.exit(2);
 	}
 	const report = JSON.parse(readFileSync(reportFile, 'utf8')) as {
@@ -91,7 +103,12 @@ if (import.meta.main) {
 	const windows = Object.entries(section.data.outcomes).flatMap(([variant, runs]) =>
 		runs.flatMap((run) => (run.monotonicUs === undefined ? [] : [{ variant, ...run.monotonicUs, deliveries: run.deliveries }])),
 	);
-	const table = attributeWindows(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, windows);
+	const profile = JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile;
+	if (compared === undefined) printCategories(attributeWindows(profile, windows));
+	else printFunctionDifferences(attributeWindows(profile, windows, 'function'), compared[0], compared[1]);
+}
+
+function printCategories(table: Map<string, Map<string, number>>): void {
 	const variants = [...table.keys()];
 	const categories = [...new Set(variants.flatMap((variant) => [...table.get(variant)!.keys()]))];
 	const cell = (variant: string, category: string) => (table.get(variant)!.get(category) ?? 0).toFixed(1);
@@ -102,4 +119,18 @@ if (import.meta.main) {
 		console.log(`| ${category} | ${variants.map((variant) => cell(variant, category)).join(' | ')} |`);
 	}
 	console.log(`| **total busy** | ${variants.map(total).join(' | ')} |`);
+}
+
+function printFunctionDifferences(table: Map<string, Map<string, number>>, a: string, b: string, top = 25): void {
+	const [first, second] = [table.get(a), table.get(b)];
+	if (first === undefined || second === undefined) throw new Error(`variants in this profile: ${[...table.keys()].join(', ')}`);
+	const labels = [...new Set([...first.keys(), ...second.keys()])];
+	const difference = (label: string) => (first.get(label) ?? 0) - (second.get(label) ?? 0);
+	const sum = (variant: Map<string, number>) => [...variant.values()].reduce((total, ms) => total + ms, 0);
+	console.log(`main-thread self time per delivery, ${a} minus ${b}: ${sum(first).toFixed(2)} - ${sum(second).toFixed(2)} ms\n`);
+	console.log(`| function | ${a} ms | ${b} ms | difference |\n|---|---:|---:|---:|`);
+	for (const label of labels.sort((x, y) => Math.abs(difference(y)) - Math.abs(difference(x))).slice(0, top)) {
+		const cell = (variant: Map<string, number>) => (variant.get(label) ?? 0).toFixed(2);
+		console.log(`| ${label} | ${cell(first)} | ${cell(second)} | ${difference(label).toFixed(2)} |`);
+	}
 }

@@ -161,6 +161,7 @@ export const queueSection: Section = {
 						'acknowledgedPerSecond',
 						outcomes.oneWebhookProcess,
 						outcomes.calComTrigger,
+						1,
 					),
 					throughputRow(
 						7,

@@ -35,6 +35,25 @@ export function infoRow(section: number, measure: string, ours: Summary, baselin
 	};
 }
 
+/**
+ * A row held to one of the issue's targets, judged on the ratio of the medians: `atMost` where lower is better (time,
+ * CPU), `atLeast` where higher is (deliveries per second).
+ */
+export function targetRow(
+	section: number,
+	measure: string,
+	ours: Summary,
+	baseline: Summary,
+	unit: string,
+	bound: { atMost: number } | { atLeast: number },
+): Row {
+	const row = infoRow(section, measure, ours, baseline, unit);
+	const ratio = ratioOfMedians(ours, baseline);
+	const met = 'atMost' in bound ? ratio <= bound.atMost : ratio >= bound.atLeast;
+	const target = 'atMost' in bound ? `≤ ${bound.atMost.toFixed(2)}×` : `≥ ${bound.atLeast.toFixed(2)}×`;
+	return { ...row, target, verdict: met ? 'met' : 'missed' };
+}
+
 export interface Check {
 	what: string;
 	passed: boolean;

@@ -13,12 +13,12 @@ import type { SimulatorProcess } from './processes.ts';
 import { progress, runWorker } from './processes.ts';
 import type { ReturnAllInput, ReturnAllResult, ReturnAllVariant } from './return-all.worker.ts';
 import type { SectionReport } from './report.ts';
-import { infoRow } from './report.ts';
+import { infoRow, targetRow } from './report.ts';
 import type { Summary } from './stats.ts';
-import { formatRatio, formatSummary, ratioOfMedians, summarize } from './stats.ts';
+import { summarize } from './stats.ts';
 
 export const RETURN_ALL_ITEMS = 10_000;
-const TARGET_RATIO = 1.1;
+const CPU_TARGET_RATIO = 1.1;
 /** GET /bookings leaves these out unless asked for (contract: the default status filter). */
 const HIDDEN_BY_DEFAULT = new Set(['held', 'awaiting_payment']);
 
@@ -59,21 +59,17 @@ export const returnAllSection: Section = {
 		const heap = (variant: ReturnAllVariant) => pick(variant, 'peakHeapGrowthMiB');
 		const rss = (variant: ReturnAllVariant) => pick(variant, 'peakRssGrowthMiB');
 		const retained = (variant: ReturnAllVariant) => pick(variant, 'retainedHeapMiB');
-		const wallRatio = ratioOfMedians(wall('actionNode'), wall('undici'));
 		const info = (measure: string, ours: Summary, baseline: Summary, unit: string) => infoRow(1, measure, ours, baseline, unit);
 		return {
 			id: this.id,
 			title: this.title,
 			rows: [
-				{
-					section: 1,
-					measure: `Return All, ${RETURN_ALL_ITEMS.toLocaleString('en')} bookings in ${result.pagesPerRun} pages, wall time: action node in n8n's engine vs plain undici loop`,
-					ours: formatSummary(wall('actionNode'), 'ms'),
-					baseline: formatSummary(wall('undici'), 'ms'),
-					ratio: formatRatio(wallRatio),
-					target: `≤ ${TARGET_RATIO.toFixed(2)}×`,
-					verdict: wallRatio <= TARGET_RATIO ? 'met' : 'missed',
-				},
+				info(
+					`Return All, ${RETURN_ALL_ITEMS.toLocaleString('en')} bookings in ${result.pagesPerRun} pages, wall time: action node in n8n's engine vs plain undici loop`,
+					wall('actionNode'),
+					wall('undici'),
+					'ms',
+				),
 				info('Return All, client CPU time (simulator not included): action node vs undici loop', cpu('actionNode'), cpu('undici'), 'ms'),
 				info('Return All, peak memory growth (V8 heap + external): action node vs undici loop', heap('actionNode'), heap('undici'), 'MiB'),
 				info('Return All, peak RSS growth: action node vs undici loop', rss('actionNode'), rss('undici'), 'MiB'),
@@ -84,7 +80,9 @@ export const returnAllSection: Section = {
 					wall('minimalNode'),
 					'ms',
 				),
-				info('Return All, client CPU time: action node vs the minimal node', cpu('actionNode'), cpu('minimalNode'), 'ms'),
+				targetRow(1, 'Return All, client CPU time: action node vs the minimal node (the target: what our code adds)', cpu('actionNode'), cpu('minimalNode'), 'ms', {
+					atMost: CPU_TARGET_RATIO,
+				}),
 				info('Return All, memory retained by the result (after GC): action node vs the minimal node', retained('actionNode'), retained('minimalNode'), 'MiB'),
 				info("Return All, wall time: the minimal node vs undici loop (what n8n's engine and HTTP helper add)", wall('minimalNode'), wall('undici'), 'ms'),
 			],
