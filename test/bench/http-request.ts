@@ -2,7 +2,8 @@
  * 2. Against n8n's own HTTP Request node: in one real n8n process, Return All of the same 10,000 bookings through our
  * action node, and through the HTTP Request node with its pagination option (cursor from `$response.body.nextCursor`)
  * followed by a Split Out node, which is what a user needs to get the same 10,000 booking items. The HTTP Request node
- * alone (100 page items, not split) is measured too, to show where the time goes. Target: ours clearly faster.
+ * alone (100 page items, not split) is measured too, to show where the time goes. Target: ours clearly faster, under
+ * 0.9× their time (ratio of medians).
  *
  * Each variant is a workflow `Webhook → …` whose Webhook answers when the last node is done (responseMode lastNode,
  * no data in the answer); the time is the HTTP round trip of that call. Execution data saving is off for these
@@ -191,7 +192,7 @@ export const httpRequestSection: Section = {
 					ours,
 					split,
 					'ms',
-					{ atMost: 0.9 },
+					{ below: 0.9 },
 				),
 				infoRow(2, 'Return All in real n8n: our node vs HTTP Request (pagination) alone, 100 page items not split', ours, only, 'ms'),
 			],

@@ -89,9 +89,10 @@ export function attributeWindows(
 
 if (import.meta.main) {
 	const args = process.argv.slice(2);
-	const compared = args.find((arg) => arg.startsWith('--functions='))?.slice('--functions='.length).split(',');
+	const flags = args.filter((arg) => arg.startsWith('--'));
+	const compared = flags[0]?.startsWith('--functions=') ? flags[0].slice('--functions='.length).split(',').map((name) => name.trim()) : undefined;
 	const [reportFile, sectionId, profileFile] = args.filter((arg) => !arg.startsWith('--'));
-	if (profileFile === undefined || (compared !== undefined && compared.length !== 2)) {
+	if (profileFile === undefined || flags.length > (compared === undefined ? 0 : 1) || (compared !== undefined && compared.length !== 2)) {
 		console.error('usage: node test/bench/profile-windows.ts <report.json> <section id> <file.cpuprofile> [--functions=<a>,<b>]');
 		process.exit(2);
 	}
@@ -123,11 +124,17 @@ function printCategories(table: Map<string, Map<string, number>>): void {
 
 function printFunctionDifferences(table: Map<string, Map<string, number>>, a: string, b: string, top = 25): void {
 	const [first, second] = [table.get(a), table.get(b)];
-	if (first === undefined || second === undefined) throw new Error(`variants in this profile: ${[...table.keys()].join(', ')}`);
+	if (first === undefined || second === undefined) {
+		console.error(`--functions takes two of the variants measured in this profile: ${[...table.keys()].join(', ')}`);
+		process.exit(2);
+	}
 	const labels = [...new Set([...first.keys(), ...second.keys()])];
 	const difference = (label: string) => (first.get(label) ?? 0) - (second.get(label) ?? 0);
 	const sum = (variant: Map<string, number>) => [...variant.values()].reduce((total, ms) => total + ms, 0);
-	console.log(`main-thread self time per delivery, ${a} minus ${b}: ${sum(first).toFixed(2)} - ${sum(second).toFixed(2)} ms\n`);
+	console.log(
+		`main-thread self time per delivery: ${a} ${sum(first).toFixed(2)} ms, ${b} ${sum(second).toFixed(2)} ms, difference ${(sum(first) - sum(second)).toFixed(2)} ms`,
+	);
+	console.log('(self time: a function\'s own samples, not those of what it calls; "(program)" and "(garbage collector)" are V8\'s)\n');
 	console.log(`| function | ${a} ms | ${b} ms | difference |\n|---|---:|---:|---:|`);
 	for (const label of labels.sort((x, y) => Math.abs(difference(y)) - Math.abs(difference(x))).slice(0, top)) {
 		const cell = (variant: Map<string, number>) => (variant.get(label) ?? 0).toFixed(2);

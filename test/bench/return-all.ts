@@ -1,7 +1,8 @@
 /**
  * 1. Return All: 10,000 bookings (100 pages of 100) from the simulator on loopback, through the action node in n8n's
  * engine (n8n-core's WorkflowExecute, the built node, n8n's own HTTP helper and credential handling), against a plain
- * undici loop fetching the same pages — the limit for a cursor API. Target: ≤ 1.10× (ratio of medians).
+ * undici loop fetching the same pages — the limit for a cursor API — and against a minimal node paging with n8n's own
+ * HTTP helper. Target: client CPU ≤ 1.10× the minimal node's (what our code adds; ratio of medians).
  *
  * Both run in one worker process, alternating, against one simulator in its own process; so the simulator's time is
  * in both figures and its CPU in neither CPU figure. Peak memory growth is measured per run from a collected heap.
