@@ -12,7 +12,7 @@ import { openSecret } from '../../nodes/BookingServiceTrigger/secretBox.ts';
 import { api, freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, redTeamSetup, runKinds } from './redteam-19-round2-support.ts';
 
-const { sim, harnesses, advance, activeTrigger, bookLatest } = redTeamSetup();
+const { sim, harnesses, advance, activeTrigger, bookLatest, rotatedThenCancelled } = redTeamSetup();
 
 describe('red team, issue 19 round 2: forged events that run', () => {
 	// FINDING (open) R19-8, high (a customer messaged about a change that never happened), kept and documented (README,
@@ -50,14 +50,8 @@ describe('red team, issue 19 round 2: forged events that run', () => {
 	// message to the customer. Process B is played by a fresh copy of the node's modules (vi.resetModules), with the
 	// same instance, workflow and static data.
 	it.fails('FINDING (open) R19-9: a replayed cancellation refused by one webhook process runs in another (queue mode) — the customer is told twice', async () => {
-		const processA = await activeTrigger({ instanceId: 'queue-instance' });
 		const oldKey = sim.apiKeys.readWrite;
-		const newKey = rotateKey(sim, processA);
-		const booking = await bookLatest(newKey);
-		await sim.control.drainDeliveries();
-		advance(60_000);
-		sim.control.cancel(booking.id, { by: 'host', reason: null });
-		await sim.control.drainDeliveries();
+		const { trigger: processA, newKey } = await rotatedThenCancelled({ instanceId: 'queue-instance' });
 		expect(runKinds(processA)).toEqual(['booking.created', 'booking.cancelled']);
 		const cancellation = processA.received.find((request) => request.headers['service-event-type'] === 'booking.cancelled')!;
 		const captured = JSON.parse(cancellation.rawBody.toString('utf8')) as { type: string; data: { booking: unknown } };

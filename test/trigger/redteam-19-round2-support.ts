@@ -5,7 +5,7 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
-import { api, signFromScratch } from './support.ts';
+import { api, rotateKey, signFromScratch } from './support.ts';
 
 export function redTeamSetup() {
 	const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
@@ -55,6 +55,18 @@ export function redTeamSetup() {
 		);
 	}
 
+	/** Key rotated (the old one revoked, no re-activation), a live booking made, then cancelled by the host; all delivered. */
+	async function rotatedThenCancelled(options: { instanceId?: string } = {}) {
+		const trigger = await activeTrigger(options);
+		const newKey = rotateKey(sim, trigger);
+		const booking = await bookLatest(newKey);
+		await sim.control.drainDeliveries();
+		advance(60_000);
+		sim.control.cancel(booking.id, { by: 'host', reason: null });
+		await sim.control.drainDeliveries();
+		return { trigger, newKey, booking };
+	}
+
 	/** The old subscription's own secret: what the service signs its retries with (the trigger cannot open it). */
 	function serviceSecretOf(subscriptionId: string): string {
 		return (sim.control.webhooks().find((subscription) => subscription.id === subscriptionId) as { secret: string }).secret;
@@ -72,7 +84,7 @@ export function redTeamSetup() {
 		).status;
 	}
 
-	return { sim, harnesses, advance, activeTrigger, bookLatest, serviceSecretOf, serviceRetry };
+	return { sim, harnesses, advance, activeTrigger, bookLatest, rotatedThenCancelled, serviceSecretOf, serviceRetry };
 }
 
 export function runKinds(trigger: TriggerHarness): unknown[] {

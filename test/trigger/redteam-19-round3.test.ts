@@ -7,7 +7,7 @@ import { unproven } from '../../nodes/BookingServiceTrigger/apiCheck.ts';
 import { api, freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, redTeamSetup, runKinds } from './redteam-19-round2-support.ts';
 
-const { sim, advance, activeTrigger, bookLatest } = redTeamSetup();
+const { sim, advance, activeTrigger, bookLatest, rotatedThenCancelled } = redTeamSetup();
 
 /** Rotated and re-activated (the old subscription draining) and a live booking made; `holdDeliveries` holds the service's. */
 async function rotatedWithLiveBooking({ holdDeliveries }: { holdDeliveries: boolean }) {
@@ -93,13 +93,7 @@ describe('red team, issue 19 round 3', () => {
 	// traffic (7,500 events a day over the four days) evict this trigger's cancellation, and a replay of it, an hour
 	// later, in the same process, runs again. (The other triggers' traffic is played straight into the memory.)
 	it.fails('FINDING (open) R19-20: other triggers\' signed traffic evicts a fact, and a replayed cancellation runs twice in one process', async () => {
-		const trigger = await activeTrigger();
-		const newKey = rotateKey(sim, trigger);
-		const booking = await bookLatest(newKey);
-		await sim.control.drainDeliveries();
-		advance(60_000);
-		sim.control.cancel(booking.id, { by: 'host', reason: null });
-		await sim.control.drainDeliveries();
+		const { trigger, newKey, booking } = await rotatedThenCancelled();
 		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.cancelled']);
 		const record = await api(sim, 'GET', `/bookings/${booking.id}`, undefined, newKey);
 		const first = forgedBody('booking.cancelled', record);
