@@ -16,7 +16,7 @@ import {
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
 import { searchEventTypes } from '../shared/eventTypeSearch';
 import { subscribe, subscriptionExists, unsubscribe } from './lifecycle';
-import { receiveDelivery } from './receive';
+import { receiveDelivery } from './delivery';
 
 export class BookingServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -56,7 +56,7 @@ export class BookingServiceTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					"The service delivers only to public https addresses, and n8n builds this trigger's URLs from its WEBHOOK_URL setting: on a local n8n, set WEBHOOK_URL to an https tunnel. The exception is the local simulator of npm run dev, which delivers to http://127.0.0.1: listen for a test event here, then press Enter in the npm run dev terminal to book a call (or change a booking through the simulator's Control URL). Testing the trigger in the editor subscribes the Test URL, an active workflow the Production URL. The API key needs the \"Read and write\" permission (webhooks:manage).",
+					'The service delivers only to public https addresses, and n8n builds this trigger\'s URLs from its WEBHOOK_URL setting: on a local n8n, set WEBHOOK_URL to an https tunnel. The exception is the local simulator of npm run dev, which delivers to http://127.0.0.1: listen for a test event here, then press Enter in the npm run dev terminal to book a call (or change a booking through the simulator\'s Control URL). Testing the trigger in the editor subscribes the Test URL, an active workflow the Production URL. The API key needs the "Read and write" permission (webhooks:manage).',
 				name: 'urlNotice',
 				type: 'notice',
 				default: '',

@@ -23,7 +23,7 @@ export async function service<T>(
 	});
 	const text = await response.text();
 	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-	return JSON.parse(text) as T;
+	return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
 /** The intro call's free starts over the next 20 days (UTC days), as the service lists them. */

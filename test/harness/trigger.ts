@@ -219,8 +219,16 @@ export class TriggerHarness {
 	async activate(activation: WorkflowActivateMode = 'activate'): Promise<{ created: boolean }> {
 		const workflow = this.#workflow(this.#loadStaticData());
 		const webhookData = this.#webhookData(workflow, false);
-		const exists = await this.#runHook('checkExists', workflow, webhookData, 'trigger', activation);
-		if (!exists) await this.#runHook('create', workflow, webhookData, 'trigger', activation);
+		let exists: boolean | undefined;
+		try {
+			exists = await this.#runHook('checkExists', workflow, webhookData, 'trigger', activation);
+			if (!exists) await this.#runHook('create', workflow, webhookData, 'trigger', activation);
+		} catch (error) {
+			// As n8n's ActiveWorkflowManager.addWebhooks: nothing the failed activation changed is saved, and its
+			// clean-up calls delete with the static data as stored (clearWebhooks), then saves what delete changed.
+			await this.deactivate();
+			throw error;
+		}
 		this.#saveStaticData(workflow);
 		this.#active = true;
 		return { created: !exists };

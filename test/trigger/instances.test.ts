@@ -81,20 +81,4 @@ describe('the same workflow on two n8n instances', () => {
 		await sim.control.drainDeliveries();
 		expect(after.executions).toHaveLength(1);
 	});
-
-	it('a record from before instance ids, for another URL, is left alone and named in the log', async () => {
-		const first = await instance({ instanceId: 'instance-a' });
-		await first.activate();
-		const [original] = sim.control.webhooks();
-		first.editNodeStaticData((nodeData) => {
-			delete (nodeData.subscription as Record<string, unknown>).instanceId;
-		});
-		const second = await importedInto('instance-b', first);
-
-		await second.activate();
-
-		expect(deletes()).toEqual([]);
-		expect(sim.control.webhooks().map((subscription) => subscription.id)).toContain(original.id);
-		expect(second.logs.some((line) => line.level === 'warn' && line.message.includes(original.id))).toBe(true);
-	});
 });

@@ -6,14 +6,9 @@ import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
 import { api, bookIntroCalls, laterFreeStart } from './support.ts';
-import { drainsInThisProcess } from '../../nodes/BookingServiceTrigger/retirement.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 let trigger: TriggerHarness;
-
-// The simulator's reset gives out the same subscription ids again, which a real service never does: a drain this
-// process remembers from an earlier test could name a live subscription of the next (accountRoom.ts).
-beforeEach(() => drainsInThisProcess.clear());
 
 beforeEach(async () => {
 	trigger = await startTriggerHarness({
@@ -204,7 +199,7 @@ describe('deactivation', () => {
 
 		await expect(trigger.deactivate()).resolves.toBeUndefined();
 		expect(trigger.nodeStaticData).toEqual({
-			leftoverSubscriptions: [
+			undeleted: [
 				{
 					id: orphan.id,
 					workflowId: trigger.workflowId,
@@ -223,7 +218,7 @@ describe('deactivation', () => {
 		const subscriptions = sim.control.webhooks();
 		expect(subscriptions).toHaveLength(1);
 		expect(subscriptions[0].id).not.toBe(orphan.id);
-		expect(trigger.nodeStaticData.leftoverSubscriptions).toBeUndefined();
+		expect(trigger.nodeStaticData.undeleted).toBeUndefined();
 	});
 });
 
@@ -250,32 +245,32 @@ describe('replacing a subscription', () => {
 		expect(await trigger.activate('init')).toEqual({ created: false });
 	});
 
-	it('re-subscribes when the secret cannot be decrypted because the API key changed, keeping the old one draining', async () => {
+	it('keeps the subscription when the API key changed within the account: its deliveries are checked, nothing is refused', async () => {
 		await trigger.activate();
 		const [before] = sim.control.webhooks();
 		const { key } = sim.control.createKey('readWrite');
 		trigger.setCredential({ apiKey: key, baseUrl: sim.baseUrl });
 
-		expect(await trigger.activate('init')).toEqual({ created: true });
-		const after = sim.control.webhooks();
-		expect(after.map((subscription) => subscription.id)).toContain(before.id); // drains (key-rotation.test.ts)
-		expect(after).toHaveLength(2);
+		expect(await trigger.activate('init')).toEqual({ created: false });
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([before.id]);
+		expect(trigger.logs.find((line) => line.level === 'info')?.message).toMatch(/API key changed \(same account\)/);
 
-		// Delivered by both: runs once.
 		await bookIntroCalls(sim, 1);
 		await sim.control.drainDeliveries();
 		expect(trigger.executions).toHaveLength(1);
-		expect(trigger.answers.map((answer) => answer.status)).toEqual([200, 200]);
+		expect(trigger.answers.map((answer) => answer.status)).toEqual([200]);
 	});
 
-	it('re-subscribes when the sealed secret in static data was altered', async () => {
+	it('keeps the subscription when the sealed secret in static data was altered (as a changed key of the same account)', async () => {
 		await trigger.activate();
 		trigger.editNodeStaticData((nodeData) => {
 			(nodeData.subscription as Record<string, string>).sealedSecret = 'v1.AAAA.BBBB.CCCC.DDDD';
 		});
-		expect(await trigger.activate('init')).toEqual({ created: true });
-		// Indistinguishable from a rotated key of the same account: the old one drains.
-		expect(sim.control.webhooks()).toHaveLength(2);
+		expect(await trigger.activate('init')).toEqual({ created: false });
+		expect(sim.control.webhooks()).toHaveLength(1);
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		expect(trigger.executions).toHaveLength(1);
 	});
 
 	it('verifies deliveries to a new subscription with its new secret, not one opened for the old', async () => {
@@ -292,7 +287,7 @@ describe('replacing a subscription', () => {
 		expect(trigger.answers.map((answer) => answer.status)).toEqual([200, 200]);
 	});
 
-	it('keeps verifying with the secret it already opened when the API key changes, and after the replacement', async () => {
+	it('publishing again after a key change replaces the subscription, deleted with the new key', async () => {
 		await trigger.activate();
 		await bookIntroCalls(sim, 1);
 		await sim.control.drainDeliveries();
@@ -300,21 +295,23 @@ describe('replacing a subscription', () => {
 
 		const { key } = sim.control.createKey('readWrite');
 		trigger.setCredential({ apiKey: key, baseUrl: sim.baseUrl });
+		sim.control.revokeKey(sim.apiKeys.readWrite);
 		// The service still signs with the subscription's secret, which this process opened for the first delivery.
-		await bookIntroCalls(sim, 1);
+		await bookIntroCalls(sim, 1, key);
 		await sim.control.drainDeliveries();
 		expect(trigger.executions).toHaveLength(2);
 
-		// checkExists opens the secret with the current key: it cannot, so the subscription is replaced; the old one
-		// drains, its secret sealed again under the new key, so its deliveries verify in any process.
-		expect(await trigger.activate('init')).toEqual({ created: true });
-		expect(sim.control.webhooks()).toHaveLength(2);
-		const [leftover] = trigger.nodeStaticData.leftoverSubscriptions as Array<Record<string, string>>;
-		expect(leftover.id).toBe(before.id);
-		await bookIntroCalls(sim, 1);
+		// A publish: n8n deactivates (delete), then activates (checkExists, create).
+		await trigger.deactivate();
+		expect(await trigger.activate()).toEqual({ created: true });
+		const after = sim.control.webhooks();
+		expect(after).toHaveLength(1);
+		expect(after[0].id).not.toBe(before.id);
+		await bookIntroCalls(sim, 1, key);
 		await sim.control.drainDeliveries();
 		expect(trigger.executions).toHaveLength(3);
-		expect(trigger.answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+		expect(trigger.answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+		expectNoSecretLeaked(trigger);
 	});
 });
 

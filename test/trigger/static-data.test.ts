@@ -28,14 +28,14 @@ describe("the trigger's webhook() and static data", () => {
 	it('changes nothing, whatever the delivery: accepted, repeated, unselected, forged or from a replaced subscription', async () => {
 		await trigger.activate();
 		const [first] = sim.control.webhooks();
-		// A replaced subscription whose DELETE failed: a leftover with a sealed secret.
+		// A replaced subscription whose DELETE failed: recorded as undeleted, still delivering.
 		sim.control.addFault({ method: 'DELETE', path: '/webhooks/{id}', count: 2, kind: 'status', status: 500 });
 		trigger.setParameters({ events: ['booking.created', 'booking.cancelled'], options: {} });
 		await trigger.activate();
 		const savedByMain = trigger.savedStaticData;
 		const current = sim.control.webhooks().find((subscription) => subscription.id !== first.id)!;
 
-		await bookIntroCalls(sim, 2); // accepted from the current one, 410 from the leftover
+		await bookIntroCalls(sim, 2); // accepted from the current one, refused from the undeleted one
 		await sim.control.drainDeliveries();
 		const acceptedId = String(trigger.executions[0].items[0].json.eventId);
 		const body = trigger.received.find((request) => request.headers['service-event-id'] === acceptedId)!.rawBody;
@@ -50,9 +50,7 @@ describe("the trigger's webhook() and static data", () => {
 		const unselected = syntheticEvent('booking.no_show', booking);
 		answers.push(await send(unselected, signFromScratch(current.secret, unselected)));
 
-		// The leftover's first delivery was answered 410, and the service deleted it.
-		expect(sim.control.deliveries().find((entry) => entry.subscriptionId === first.id)?.status).toBe(410);
-		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([current.id]);
+		expect(sim.control.deliveries().find((entry) => entry.subscriptionId === first.id)?.status).toBe(401);
 		expect(answers.map((answer) => answer.status)).toEqual([200, 401, 401, 200]);
 		expect(trigger.executions).toHaveLength(2);
 		expect(trigger.webhookStaticDataSaves).toBe(0);

@@ -5,11 +5,8 @@ import { parseDeliveryEnvelope, toTriggerItem } from '../../nodes/BookingService
 import { isSelectedEvent } from '../../nodes/shared/booking.ts';
 import { bookingServiceApiRequest } from '../../nodes/shared/transport.ts';
 import { fakeContext } from '../unit/fake-context.ts';
-import {
-	normaliseEventSelection,
-	subscriptionDescription,
-} from '../../nodes/BookingServiceTrigger/subscription.ts';
-import { explainSubscribeFailure, webhookUrlProblem } from '../../nodes/BookingServiceTrigger/subscribeFailure.ts';
+import { normaliseEventSelection, subscriptionDescription } from '../../nodes/BookingServiceTrigger/records.ts';
+import { explainSubscribeFailure, webhookUrlProblem } from '../../nodes/BookingServiceTrigger/activationErrors.ts';
 
 const node = {
 	id: 'n1',

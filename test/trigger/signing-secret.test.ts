@@ -1,12 +1,16 @@
-// Test vectors for verifyDeliverySignature. The expected MACs are computed here from scratch with node:crypto, never
-// with the module under test, so a mistake in computeDeliverySignature cannot hide itself.
+// The signing secret: test vectors for the signature check (the expected MACs are computed here from scratch with
+// node:crypto, never with the module under test, so a mistake in computeDeliverySignature cannot hide itself), and
+// the sealing that keeps the secret out of static data in the clear.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
 	computeDeliverySignature,
+	openSecret,
+	readSignatureHeader,
+	sealSecret,
 	SIGNATURE_TOLERANCE_SECONDS,
-	verifyDeliverySignature,
-} from '../../nodes/BookingServiceTrigger/signature.ts';
+	verifyDeliverySignature as verifyParsed,
+} from '../../nodes/BookingServiceTrigger/signingSecret.ts';
 
 const secret = 'whsec_0123456789abcdef0123456789abcdef0123456789abcdef';
 const now = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -21,6 +25,14 @@ function header(t: number | string, ...signatures: string[]): string {
 }
 
 const good = hmac(`${now}.${body}`);
+
+/** The header read (as webhook() does before any secret) and then checked: one verdict, as the node acts on it. */
+function verifyDeliverySignature(rawBody: Buffer | string, signatureHeader: string | string[] | undefined, key: string, nowSeconds: number) {
+	const parsed = readSignatureHeader(signatureHeader);
+	if (typeof parsed === 'string') return { valid: false, reason: parsed };
+	const reason = verifyParsed(rawBody, parsed, key, nowSeconds);
+	return reason === undefined ? { valid: true, timestamp: Number(parsed.timestampText) } : { valid: false, reason };
+}
 
 describe('computeDeliverySignature', () => {
 	it('is HMAC-SHA256 over "<t>." followed by the body bytes', () => {
@@ -126,10 +138,66 @@ describe('verifyDeliverySignature rejects', () => {
 			reason: 'timestamp_out_of_tolerance',
 		});
 	});
+});
 
-	it('honours a custom tolerance', () => {
-		const t = now - 10;
-		expect(verifyDeliverySignature(body, header(t, hmac(`${t}.${body}`)), secret, now, 5).valid).toBe(false);
-		expect(verifyDeliverySignature(body, header(t, hmac(`${t}.${body}`)), secret, now, 10).valid).toBe(true);
+const sealedSecretValue = 'whsec_4f9c2d1e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a';
+const apiKey = 'bsk_live_2b6f0c1e9d8a7b6c5d4e3f2a1b0c9d8e';
+const binding = { workflowId: 'wf_1', nodeId: '6f1f0c1e-1111-4c4c-9999-0123456789ab' };
+
+describe('sealing the signing secret for static data', () => {
+	it('opens what it sealed', () => {
+		expect(openSecret(sealSecret(sealedSecretValue, apiKey, binding), apiKey, binding)).toBe(sealedSecretValue);
+	});
+
+	it('never stores the secret or the key in the clear, and differs on every sealing', () => {
+		const first = sealSecret(sealedSecretValue, apiKey, binding);
+		const second = sealSecret(sealedSecretValue, apiKey, binding);
+		expect(first).not.toBe(second);
+		for (const sealed of [first, second]) {
+			expect(sealed).toMatch(/^v1(\.[A-Za-z0-9_-]+){4}$/);
+			expect(sealed).not.toContain(sealedSecretValue);
+			expect(sealed).not.toContain(sealedSecretValue.slice(6, 20));
+			expect(sealed).not.toContain(apiKey);
+			expect(Buffer.from(sealed.split('.')[3], 'base64url').toString('utf8')).not.toContain('whsec_');
+		}
+	});
+
+	it('does not open with another API key (credential changed)', () => {
+		expect(openSecret(sealSecret(sealedSecretValue, apiKey, binding), `${apiKey}x`, binding)).toBeUndefined();
+	});
+
+	it('does not open for another workflow or node (copied static data)', () => {
+		const sealed = sealSecret(sealedSecretValue, apiKey, binding);
+		expect(openSecret(sealed, apiKey, { ...binding, workflowId: 'wf_2' })).toBeUndefined();
+		expect(openSecret(sealed, apiKey, { ...binding, nodeId: 'other-node' })).toBeUndefined();
+	});
+
+	it('does not open a tampered value', () => {
+		const sealed = sealSecret(sealedSecretValue, apiKey, binding);
+		const parts = sealed.split('.');
+		for (let index = 1; index < parts.length; index += 1) {
+			const bytes = Buffer.from(parts[index], 'base64url');
+			bytes[0] ^= 0x01;
+			const tampered = [...parts];
+			tampered[index] = bytes.toString('base64url');
+			expect(openSecret(tampered.join('.'), apiKey, binding)).toBeUndefined();
+		}
+	});
+
+	it('treats anything that is not a sealed value as missing, without throwing', () => {
+		for (const value of [
+			undefined,
+			null,
+			42,
+			{},
+			'',
+			sealedSecretValue,
+			'v1.a.b.c',
+			'v2.a.b.c.d',
+			'v1....',
+			`v1.${'A'.repeat(22)}.x.y.z`,
+		]) {
+			expect(openSecret(value, apiKey, binding)).toBeUndefined();
+		}
 	});
 });

@@ -1,10 +1,11 @@
-// Turns a refused POST /webhooks into a message that says what to do (an undeliverable webhook URL, the limit of 25).
+// Activation failures as messages that say what to do: a refused POST /webhooks (an undeliverable webhook URL, the
+// limit of 25), or a service that could not be asked (then what was kept, and to activate again).
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { serviceErrorDetailsOf } from '../shared/serviceErrors';
 import type { ServiceErrorDetail } from '../shared/serviceErrors';
-import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './subscription';
+import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './records';
 
 /** Judged locally only to explain a refusal: the request is always sent, since a local simulator may accept it. */
 export function webhookUrlProblem(webhookUrl: string): string | undefined {
@@ -16,57 +17,31 @@ export function webhookUrlProblem(webhookUrl: string): string | undefined {
 	}
 	if (url.protocol !== 'https:') return 'it uses http, and the service delivers only to https';
 	const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-	if (
-		host === 'localhost' ||
-		host.endsWith('.localhost') ||
-		host.endsWith('.local') ||
-		(!host.includes('.') && !host.includes(':'))
-	) {
-		return `its host "${host}" is only reachable on this machine or network`;
-	}
-	if (isPrivateAddressLiteral(host)) return `its address ${host} is private or reserved`;
+	const local = host === 'localhost' || /\.(localhost|local)$/.test(host) || !/[.:]/.test(host);
+	if (local) return `its host "${host}" is only reachable on this machine or network`;
+	if (PRIVATE_IPV4.test(host) || PRIVATE_IPV6.test(host)) return `its address ${host} is private or reserved`;
 	return undefined;
 }
 
-function isPrivateAddressLiteral(host: string): boolean {
-	const ipv4 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(host);
-	if (ipv4) {
-		const [a, b] = [Number(ipv4[1]), Number(ipv4[2])];
-		return (
-			a === 0 ||
-			a === 10 ||
-			a === 127 ||
-			(a === 100 && b >= 64 && b <= 127) ||
-			(a === 169 && b === 254) ||
-			(a === 172 && b >= 16 && b <= 31) ||
-			(a === 192 && b === 168) ||
-			a >= 224
-		);
-	}
-	// IPv6 literals: loopback, unspecified, unique local (fc00::/7), link-local (fe80::/10), IPv4-mapped.
-	return host.includes(':') && /^(::1?$|f[cd]|fe[89ab]|::ffff:)/.test(host);
-}
+// 0/8, 10/8, 127/8, 100.64/10, 169.254/16, 172.16/12, 192.168/16 and 224/4 up; IPv6 loopback, unspecified, unique
+// local (fc00::/7), link-local (fe80::/10) and IPv4-mapped.
+const PRIVATE_IPV4 =
+	/^(0|10|127|100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])|169\.254|172\.(1[6-9]|2\d|3[01])|192\.168|22[4-9]|2[3-5]\d)\.[\d.]+$/;
+const PRIVATE_IPV6 = /^(::1?$|f[cd]|fe[89ab]|::ffff:)/;
 
 const URL_GUIDANCE = [
 	'The Booking Service delivers only to https addresses on the public internet.',
-	'Testing the trigger in the editor subscribes n8n\'s Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n\'s WEBHOOK_URL setting.',
+	"Testing the trigger in the editor subscribes n8n's Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n's WEBHOOK_URL setting.",
 	'If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n.',
 	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
 ].join(' ');
 
-// The contract does not name the limit's error code, so a 4xx other than 401, 403, 404 and 429 whose message speaks of
-// a subscription limit counts.
-export function isSubscriptionLimit(error: unknown): boolean {
-	const { message, httpCode } = error as { message?: unknown; httpCode?: unknown };
-	return (
-		typeof httpCode === 'string' &&
-		httpCode.startsWith('4') &&
-		!['401', '403', '404', '429'].includes(httpCode) &&
-		typeof message === 'string' &&
-		/subscriptions?\b.*\b(limit|maximum|at most|too many|25)\b|\b(limit|maximum|at most|too many)\b.*\bsubscriptions?/i.test(
-			message,
-		)
-	);
+// The contract does not name the limit's error code: a 4xx other than 401, 403, 404 and 429 speaking of a limit.
+const LIMIT =
+	/subscriptions?\b.*\b(limit|maximum|at most|too many|25)\b|\b(limit|maximum|at most|too many)\b.*\bsubscriptions?/i;
+function isSubscriptionLimit({ message, httpCode }: { message?: unknown; httpCode?: unknown }): boolean {
+	const refused = typeof httpCode === 'string' && /^4(?!01|03|04|29)/.test(httpCode);
+	return refused && typeof message === 'string' && LIMIT.test(message);
 }
 
 function namesUrlField(field: string): boolean {
@@ -99,23 +74,18 @@ export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl:
 		});
 	}
 
-	if (isSubscriptionLimit(error)) {
+	if (isSubscriptionLimit(original)) {
 		return subscribeError(node, httpCode, {
 			message: `The Booking Service account already has the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions`,
 			description: `Delete subscriptions you no longer need in the app (Settings → API keys and webhooks), then activate the workflow again. Every active workflow with this trigger uses one subscription, and so does each test run of the trigger while it listens. (${serviceMessage})`,
 		});
 	}
 
+	const urlNote =
+		localProblem && `Note also that the webhook URL ${webhookUrl} will not work: ${localProblem}. ${URL_GUIDANCE}`;
 	return subscribeError(node, httpCode, {
 		message: `Could not subscribe to Booking Service events: ${serviceMessage}`,
-		description: [
-			serviceDescription,
-			localProblem === undefined
-				? ''
-				: `Note also that the webhook URL ${webhookUrl} will not work: ${localProblem}. ${URL_GUIDANCE}`,
-		]
-			.filter((part) => part !== '')
-			.join(' '),
+		description: [serviceDescription, urlNote].filter(Boolean).join(' '),
 	});
 }
 
@@ -128,5 +98,15 @@ function subscribeError(
 		message: text.message,
 		description: text.description,
 		httpCode,
+	});
+}
+
+/** The service did not answer (a 429, a 5xx, a timeout): nothing was decided, so nothing was forgotten or deleted. */
+export function unansweredError(node: INode, error: unknown, what: string, kept: string): NodeApiError {
+	const original = error as { message?: unknown; httpCode?: unknown };
+	const httpCode = typeof original.httpCode === 'string' ? original.httpCode : undefined;
+	return subscribeError(node, httpCode, {
+		message: `${what}: ${typeof original.message === 'string' ? original.message : String(error)}`,
+		description: `${kept} Activate the workflow again in a moment; if it keeps failing, check the Base URL in the credential and whether the Booking Service is reachable.`,
 	});
 }

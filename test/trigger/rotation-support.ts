@@ -1,13 +1,13 @@
-// Shared set-up of the red-team round-2 tests of issue 19 (redteam-19-round2*.test.ts): the simulator on a real clock
-// under a fake Date that moves well forward for every test (the process budget for unverified work refills only when
-// Date moves), triggers made through the engine harness, and the service's own retries played from its secret.
+// Shared set-up of the key-rotation tests (key-rotation.test.ts, checked-deliveries.test.ts): the simulator on a real
+// clock under a fake Date that moves well forward for every test (the process budget for unverified work refills only
+// when Date moves), triggers made through the engine harness, and the service's own retries played from its secret.
 import { afterEach, beforeEach, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
 import { api, rotateKey, signFromScratch } from './support.ts';
 
-export function redTeamSetup() {
+export function rotationSetup() {
 	const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 	const harnesses: TriggerHarness[] = [];
 	let nextBase = Date.now() + 60_000;

@@ -1,0 +1,128 @@
+// The trigger's records in node static data (n8n keeps a separate copy for a test run). Static data travels with
+// exports, copies and imports into another n8n: hence `sealedSecret`, never the secret, and an owner in every record —
+// a record another workflow, node or n8n instance wrote is never acted on, only forgotten.
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import { ALL_EVENTS } from '../shared/booking';
+import { isResourceId } from '../shared/resourceId';
+import type { SecretBinding } from './signingSecret';
+
+/** The contract's limits for POST /webhooks. */
+export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
+const MAX_DESCRIPTION_LENGTH = 200;
+
+/** An import into another n8n keeps workflow and node ids; the instance id tells the two apart. */
+export interface Owner {
+	workflowId: string;
+	nodeId: string;
+	instanceId: string;
+}
+
+/** A subscription this trigger made, and where it lives: the service at a Base URL, the account there (GET /me). */
+export interface SubscriptionRecord extends Owner {
+	id: string;
+	baseUrl: string;
+	accountId: string;
+	/** Sealed under the API key of its creation (signingSecret.ts): a new key cannot open it. */
+	sealedSecret: string;
+}
+
+export interface StoredSubscription extends SubscriptionRecord {
+	webhookUrl: string;
+	/** As sent to the service, normalised by `normaliseEventSelection`. */
+	events: string[];
+}
+
+export function ownerOf(context: {
+	getWorkflow(): { id?: string };
+	getNode(): { id: string };
+	getInstanceId(): string;
+}): Owner {
+	return {
+		workflowId: String(context.getWorkflow().id ?? ''),
+		nodeId: context.getNode().id,
+		instanceId: context.getInstanceId(),
+	};
+}
+
+/** The secret's binding leaves the instance out: a sealed value opens wherever the workflow and its key are. */
+export function bindingOf(owner: Owner): SecretBinding {
+	return { workflowId: owner.workflowId, nodeId: owner.nodeId };
+}
+
+export function isOwnedBy(record: Owner, owner: Owner): boolean {
+	return (
+		record.workflowId === owner.workflowId && record.nodeId === owner.nodeId && record.instanceId === owner.instanceId
+	);
+}
+
+/** `*` alone covers every kind; sorted, so reordering the selection in the editor is not a change of subscription. */
+export function normaliseEventSelection(selected: unknown): string[] {
+	const values = Array.isArray(selected) ? selected.filter((value): value is string => typeof value === 'string') : [];
+	if (values.includes(ALL_EVENTS)) return [ALL_EVENTS];
+	return [...new Set(values)].sort();
+}
+
+const RECORD_FIELDS = ['id', 'workflowId', 'nodeId', 'instanceId', 'baseUrl', 'accountId', 'sealedSecret'] as const;
+
+function readRecord(value: unknown): SubscriptionRecord | undefined {
+	if (typeof value !== 'object' || value === null) return undefined;
+	const record = value as Record<string, unknown>;
+	if (!RECORD_FIELDS.every((field) => typeof record[field] === 'string') || !isResourceId(record.id)) return undefined;
+	return Object.fromEntries(RECORD_FIELDS.map((field) => [field, record[field]])) as unknown as SubscriptionRecord;
+}
+
+/** The stored subscription, whoever wrote it (see isOwnedBy); undefined when there is none or it is unreadable. */
+export function readSubscription(nodeData: IDataObject): StoredSubscription | undefined {
+	const record = readRecord(nodeData.subscription);
+	const { webhookUrl, events } = (nodeData.subscription ?? {}) as Record<string, unknown>;
+	if (record === undefined || typeof webhookUrl !== 'string' || !Array.isArray(events)) return undefined;
+	return { ...record, webhookUrl, events: normaliseEventSelection(events) };
+}
+
+export function storeSubscription(nodeData: IDataObject, subscription: StoredSubscription): void {
+	nodeData.subscription = { ...subscription };
+}
+
+export function forgetSubscription(nodeData: IDataObject): void {
+	delete nodeData.subscription;
+}
+
+/** This trigger's subscriptions whose DELETE failed, tried again on every activation and deactivation. */
+export function readUndeleted(nodeData: IDataObject, owner: Owner): SubscriptionRecord[] {
+	const entries = Array.isArray(nodeData.undeleted) ? (nodeData.undeleted as unknown[]) : [];
+	return entries
+		.map(readRecord)
+		.filter((record): record is SubscriptionRecord => record !== undefined && isOwnedBy(record, owner));
+}
+
+/** Kept at most one per possible subscription of an account, the newest. */
+export function storeUndeleted(nodeData: IDataObject, records: SubscriptionRecord[]): void {
+	const unique = [...new Map(records.map((record) => [record.id, record])).values()].slice(
+		-MAX_SUBSCRIPTIONS_PER_ACCOUNT,
+	);
+	if (unique.length === 0) delete nodeData.undeleted;
+	else
+		nodeData.undeleted = unique.map((record) =>
+			Object.fromEntries(RECORD_FIELDS.map((field) => [field, record[field]])),
+		);
+}
+
+export function isSameTarget(stored: StoredSubscription, webhookUrl: string, events: string[]): boolean {
+	return stored.webhookUrl === webhookUrl && stored.events.join(',') === events.join(',');
+}
+
+/** Shown in the service's list, so a person can tell which workflow a subscription feeds (even an orphaned one). */
+export function subscriptionDescription(
+	workflow: { id?: string; name?: string },
+	node: INode,
+	isTest: boolean,
+	createdAt: Date,
+): string {
+	const name = workflow.name?.trim() || 'unnamed workflow';
+	const suffix = ` – ${node.name}${isTest ? ' (test URL)' : ''} – workflow ${workflow.id ?? '?'}, ${createdAt.toISOString().slice(0, 16)}Z`;
+	const prefix = 'n8n: ';
+	const room = MAX_DESCRIPTION_LENGTH - prefix.length - suffix.length;
+	const fitted = name.length <= room ? name : `${name.slice(0, Math.max(0, room - 1))}…`;
+	return `${prefix}${fitted}${suffix}`.slice(0, MAX_DESCRIPTION_LENGTH);
+}

@@ -1,0 +1,91 @@
+// A delivery whose signature cannot be checked because the credential's API key changed (the sealed secret opens only
+// with the key it was sealed under) is confirmed by reading its booking with the current key: the event runs only if
+// the booking shows it happened, and what runs is the service's booking as it is now, none of the request's fields.
+// That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+
+import { isResourceId } from '../shared/resourceId';
+import { bookingServiceApiRequest } from '../shared/transport';
+import type { DeliveryEnvelope } from './delivery';
+import { factOf } from './memory';
+import { isFresh } from './signingSecret';
+import type { SignatureHeader } from './signingSecret';
+
+/** Well inside the service's 10-second delivery timeout. */
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+// The service retries a delivery for at least three days (a subscription is disabled only after failures spanning
+// three days, contract Delivery rules 5); a day more. An older booking's facts cannot be announced on demand.
+export const RETRY_HORIZON_MS = 4 * 24 * 60 * 60 * 1000;
+
+/** The contract does not say updatedAt and createdAt are written at the same instant. */
+const SAME_INSTANT_MS = 1_000;
+
+/** In-flight states (contract, States and transitions): no event has happened to a booking in them yet. */
+const IN_FLIGHT = new Set(['held', 'awaiting_payment']);
+
+function timeOf(value: unknown): number {
+	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
+}
+
+/** Why the booking does not show that an event of this kind happened within RETRY_HORIZON_MS, or undefined. */
+export function unproven(eventType: string, fetched: unknown, nowMs: number): string | undefined {
+	if (typeof fetched !== 'object' || fetched === null) return 'the service returned no booking';
+	const booking = fetched as IDataObject;
+	const status = String(booking.status);
+	const made = timeOf(booking.createdAt);
+	const changed = timeOf(booking.updatedAt);
+	if (Number.isNaN(made) || Number.isNaN(changed)) return 'the booking carries no readable createdAt and updatedAt';
+	if (nowMs - changed > RETRY_HORIZON_MS)
+		return 'the booking last changed longer ago than the service retries a delivery';
+	switch (eventType) {
+		case 'booking.cancelled':
+			return status === 'cancelled' ? undefined : `the booking is ${status}, not cancelled`;
+		case 'booking.no_show':
+			return status === 'no_show' ? undefined : `the booking is ${status}, not a no-show`;
+	}
+	if (IN_FLIGHT.has(status)) return `the booking is still ${status}`;
+	if (eventType === 'booking.rescheduled') {
+		return changed - made >= SAME_INSTANT_MS ? undefined : 'a booking unchanged since it was made was not rescheduled';
+	}
+	// booking.created: confirmed at some point, made (or, when paid, paid) within the horizon.
+	if ((booking.cancellation as IDataObject | null | undefined)?.by === 'system') {
+		return 'the system cancelled the booking, which it does for a payment never completed: it was never confirmed';
+	}
+	const createdBy = booking.payment === null || booking.payment === undefined ? made : changed;
+	return nowMs - createdBy > RETRY_HORIZON_MS
+		? 'the booking was made longer ago than the service retries a delivery'
+		: undefined;
+}
+
+/** Why a request that cannot be verified is not even worth a look-up, or undefined. */
+export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader, nowMs: number): string | undefined {
+	if (!isFresh(header, Math.floor(nowMs / 1000))) return 'its timestamp is not within five minutes';
+	if (!isResourceId(envelope.data.booking.id)) return 'it names no booking';
+	// Every delivery carries createdAt (contract, Delivery body): the item shows it.
+	if (Number.isNaN(timeOf(envelope.createdAt))) return 'it carries no createdAt';
+	if (factOf(envelope.type, {}) === undefined)
+		return `an event of kind ${envelope.type} cannot be confirmed from its booking`;
+	return undefined;
+}
+
+/** The booking as the service has it now, when it shows that the event happened. */
+export async function confirmWithService(
+	context: IWebhookFunctions,
+	envelope: DeliveryEnvelope,
+): Promise<{ booking: IDataObject } | { problem: string }> {
+	const bookingId = String(envelope.data.booking.id);
+	let fetched: unknown;
+	try {
+		fetched = await bookingServiceApiRequest.call(context, {
+			method: 'GET',
+			path: `/bookings/${bookingId}`,
+			timeoutMs: LOOKUP_TIMEOUT_MS,
+			maxAttempts: 1,
+		});
+	} catch (error) {
+		return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
+	}
+	const problem = unproven(envelope.type, fetched, Date.now());
+	return problem === undefined ? { booking: fetched as IDataObject } : { problem };
+}

@@ -1,0 +1,214 @@
+// The trigger's in-process memory (memory.ts): what has run, the opened secrets, the budget for unverified work and
+// the subscriptions held after a failed activation — each rule, and each bound.
+import { inspect } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import {
+	factOf,
+	HeldSubscriptions,
+	MAX_RUN_RECORDS,
+	OPENED_SECRET_TTL_MS,
+	RunMemory,
+	SecretMemory,
+	TokenBucket,
+	UNREADABLE_RETRY_MS,
+	WorkBudget,
+} from '../../nodes/BookingServiceTrigger/memory.ts';
+
+const made = '2026-03-01T09:00:00.000Z';
+const moved = '2026-03-02T10:00:00.000Z';
+const cancelled = factOf('booking.cancelled', { id: 'b1', updatedAt: made });
+
+describe('RunMemory: has this run?', () => {
+	it('an event id runs once per trigger, whatever it reports; another trigger has its own memory', () => {
+		const memory = new RunMemory();
+		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('run');
+		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('repeat');
+		expect(memory.claim('t', 'evt_1', undefined, 'checked')).toBe('repeat');
+		expect(memory.hasRun('t', 'evt_1')).toBe(true);
+		expect(memory.claim('other', 'evt_1', cancelled, 'signed')).toBe('run');
+	});
+
+	it('two signed events may report one fact (two changes stamped alike): both run', () => {
+		const memory = new RunMemory();
+		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('run');
+		expect(memory.claim('t', 'evt_2', cancelled, 'signed')).toBe('run');
+	});
+
+	it('a checked request never runs a fact that ran, signed or checked, and records nothing when refused', () => {
+		const memory = new RunMemory();
+		memory.claim('t', 'evt_signed', cancelled, 'signed');
+		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('factRan');
+		expect(memory.hasRun('t', 'evt_replay')).toBe(false);
+		const noShow = factOf('booking.no_show', { id: 'b2' });
+		expect(memory.claim('t', 'evt_a', noShow, 'checked')).toBe('run');
+		expect(memory.claim('t', 'evt_b', noShow, 'checked')).toBe('factRan');
+	});
+
+	it('a signed event whose fact ran from a checked request starts nothing, and its retries are repeats', () => {
+		const memory = new RunMemory();
+		expect(memory.claim('t', 'evt_forged_first', cancelled, 'checked')).toBe('run');
+		expect(memory.claim('t', 'evt_genuine', cancelled, 'signed')).toBe('factRan');
+		expect(memory.claim('t', 'evt_genuine', cancelled, 'signed')).toBe('repeat');
+		// A later checked replay still finds the fact.
+		expect(memory.claim('t', 'evt_again', cancelled, 'checked')).toBe('factRan');
+	});
+
+	it('a creation, cancellation and no-show are one fact per booking; a reschedule one per state', () => {
+		expect(factOf('booking.created', { id: 'b', updatedAt: made })).toBe(factOf('booking.created', { id: 'b', updatedAt: moved }));
+		expect(factOf('booking.no_show', { id: 'b', updatedAt: made })).toBe(factOf('booking.no_show', { id: 'b', updatedAt: moved }));
+		expect(factOf('booking.cancelled', { id: 'b' })).not.toBe(factOf('booking.cancelled', { id: 'c' }));
+		expect(factOf('booking.rescheduled', { id: 'b', updatedAt: made })).not.toBe(factOf('booking.rescheduled', { id: 'b', updatedAt: moved }));
+		expect(factOf('booking.paid', { id: 'b' })).toBeUndefined();
+	});
+
+	it(`is bounded in total: at most ${MAX_RUN_RECORDS} entries over all triggers, and always the last half`, () => {
+		const memory = new RunMemory();
+		memory.claim('t0', 'evt_first', undefined, 'signed');
+		let largest = 0;
+		for (let index = 0; index < MAX_RUN_RECORDS - 1; index++) {
+			memory.claim(`t${index % 300}`, `evt_${index}`, undefined, 'signed');
+			largest = Math.max(largest, memory.size);
+		}
+		expect(largest).toBe(MAX_RUN_RECORDS);
+		expect(memory.hasRun('t0', 'evt_first')).toBe(true);
+		// One more drops the older generation, and the first with it; the newer half is all kept.
+		memory.claim('t1', 'evt_last', undefined, 'signed');
+		expect(memory.size).toBe(MAX_RUN_RECORDS / 2 + 1);
+		expect(memory.hasRun('t0', 'evt_first')).toBe(false);
+		const oldestKept = MAX_RUN_RECORDS / 2 - 1;
+		expect(memory.hasRun(`t${oldestKept % 300}`, `evt_${oldestKept}`)).toBe(true);
+	});
+
+	it('an entry is a fixed-size digest, whatever the sender put in the event id or the booking', () => {
+		const memory = new RunMemory(4);
+		const long = 'x'.repeat(100_000);
+		memory.claim('t', `evt_${long}`, factOf('booking.rescheduled', { id: long, updatedAt: long }), 'signed');
+		expect(memory.claim('t', `evt_${long}`, undefined, 'signed')).toBe('repeat');
+		expect(inspect(memory, { showHidden: true, depth: 5 }).length).toBeLessThan(2_000);
+	});
+
+	it('R19-12: holds the bound in memory, measured after a full collection: the usual traffic of 500 triggers', () => {
+		setFlagsFromString('--expose-gc');
+		const gc = runInNewContext('gc') as () => void;
+		const hex = (value: number) => value.toString(16).padStart(24, '0');
+		gc();
+		const before = process.memoryUsage().heapUsed;
+		const memory = new RunMemory();
+		for (let index = 0; index < MAX_RUN_RECORDS; index++) {
+			const scope = JSON.stringify(['an-n8n-instance-id', `workflow${index % 500}`, '0f7c5a52-1d2e-4b8a-9f3c-5e6d7a8b9c0d', 'webhook']);
+			const booking = { id: hex(index), updatedAt: new Date(1.7e12 + index * 1_000).toISOString() };
+			memory.claim(scope, `evt_${hex(index * 7)}`, factOf('booking.rescheduled', booking), 'signed');
+		}
+		gc();
+		const heldMiB = (process.memoryUsage().heapUsed - before) / 1_048_576;
+		console.info(`run memory at its bound: ${memory.size} entries, ${heldMiB.toFixed(1)} MiB of heap`);
+		expect(memory.size).toBeGreaterThanOrEqual(MAX_RUN_RECORDS / 2);
+		expect(memory.size).toBeLessThanOrEqual(MAX_RUN_RECORDS);
+		expect(heldMiB).toBeLessThan(16);
+	}, 60_000);
+});
+
+const binding = { workflowId: 'wf_1', nodeId: '6f1f0c1e-1111-4c4c-9999-0123456789ab' };
+const secret = 'whsec_4f9c2d1e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a';
+
+describe('SecretMemory: signing secrets opened in this process', () => {
+	it('gives back a secret for the same workflow, node and sealed value until its time is up', () => {
+		const memory = new SecretMemory(10);
+		expect(memory.get(binding, 'v1.sealed', 0)).toBeUndefined();
+		memory.remember(binding, 'v1.sealed', secret, 0);
+		expect(memory.get({ ...binding }, 'v1.sealed', OPENED_SECRET_TTL_MS - 1)).toEqual({ secret });
+		// Then the credential is read again: a key rotated meanwhile is noticed.
+		expect(memory.get(binding, 'v1.sealed', OPENED_SECRET_TTL_MS)).toBeUndefined();
+	});
+
+	it('misses for a new sealed value, or another workflow or node holding the same one; keeps the key parts apart', () => {
+		const memory = new SecretMemory(10);
+		memory.remember(binding, 'v1.sealed', secret, 0);
+		expect(memory.get(binding, 'v1.other', 0)).toBeUndefined();
+		expect(memory.get({ ...binding, workflowId: 'wf_2' }, 'v1.sealed', 0)).toBeUndefined();
+		expect(memory.get({ ...binding, nodeId: 'other' }, 'v1.sealed', 0)).toBeUndefined();
+		memory.remember({ workflowId: 'wf', nodeId: 'a/b' }, 'v1.x', secret, 0);
+		expect(memory.get({ workflowId: 'wf/a', nodeId: 'b' }, 'v1.x', 0)).toBeUndefined();
+	});
+
+	it('remembers a sealed value that would not open for a minute, then tries again', () => {
+		const memory = new SecretMemory(10);
+		memory.remember(binding, 'v1.sealed', undefined, 1_000);
+		expect(memory.get(binding, 'v1.sealed', 1_000 + UNREADABLE_RETRY_MS - 1)).toBe('unreadable');
+		expect(memory.get(binding, 'v1.sealed', 1_000 + UNREADABLE_RETRY_MS)).toBeUndefined();
+	});
+
+	it('is bounded, forgetting the trigger that received a delivery least recently', () => {
+		const memory = new SecretMemory(2);
+		const of = (nodeId: string) => ({ ...binding, nodeId });
+		memory.remember(of('a'), 'v1.a', 'secret-a', 0);
+		memory.remember(of('b'), 'v1.b', 'secret-b', 0);
+		expect(memory.get(of('a'), 'v1.a', 0)).toEqual({ secret: 'secret-a' });
+		memory.remember(of('c'), 'v1.c', 'secret-c', 0);
+		expect(memory.get(of('b'), 'v1.b', 0)).toBeUndefined();
+		expect(memory.get(of('a'), 'v1.a', 0)).toEqual({ secret: 'secret-a' });
+		for (let index = 0; index < 50_000; index++) memory.remember({ workflowId: `wf_${index}`, nodeId: 'n' }, `v1.${index}`, undefined, 0);
+		expect(memory.size).toBe(2);
+	});
+
+	it('does not show its secrets when logged or serialized', () => {
+		const memory = new SecretMemory(10);
+		memory.remember(binding, 'v1.sealed', secret, 0);
+		expect(JSON.stringify(memory)).not.toContain(secret);
+		expect(String(memory)).not.toContain(secret);
+		expect(inspect(memory, { showHidden: true, depth: 10 })).not.toContain(secret);
+	});
+});
+
+function takenOf(bucket: TokenBucket, attempts: number, nowMs: number): number {
+	let taken = 0;
+	for (let index = 0; index < attempts; index++) if (bucket.take(nowMs)) taken += 1;
+	return taken;
+}
+
+describe('WorkBudget: work for requests not yet verified', () => {
+	it('a token bucket gives a burst, then the rate, never more than the burst; a clock set back refills nothing', () => {
+		const bucket = new TokenBucket({ burst: 5, perSecond: 2 });
+		expect(takenOf(bucket, 100, 0)).toBe(5);
+		expect(takenOf(bucket, 100, 1_000)).toBe(2);
+		expect(takenOf(bucket, 100, 3_600_000)).toBe(5);
+		expect(takenOf(bucket, 100, 0)).toBe(0);
+	});
+
+	it("a flood at one trigger empties only its share; the process's bucket bounds all of them together", () => {
+		const budget = new WorkBudget({ burst: 10, perSecond: 2 }, { burst: 4, perSecond: 1 });
+		let flooded = 0;
+		for (let index = 0; index < 100; index++) if (budget.take('a', 0)) flooded += 1;
+		expect(flooded).toBe(4);
+		expect(budget.take('b', 0)).toBe(true);
+		let spread = 0;
+		for (let index = 0; index < 1_000; index++) if (budget.take(`t${index}`, 0)) spread += 1;
+		expect(flooded + 1 + spread).toBe(10);
+		let later = 0;
+		for (let index = 0; index < 1_000; index++) if (budget.take(`u${index}`, 1_000)) later += 1;
+		expect(later).toBe(2);
+	});
+
+	it('tracks the shares of at most 1,000 triggers', () => {
+		const budget = new WorkBudget();
+		for (let index = 0; index < 5_000; index++) budget.take(`t${index}`, index);
+		expect(budget.sharesTracked).toBe(1_000);
+	});
+});
+
+describe('HeldSubscriptions: kept through the clean-up after a failed activation', () => {
+	it('holds a subscription for the next delete only, and only for a minute; bounded', () => {
+		const held = new HeldSubscriptions();
+		held.hold('sub_1', 0);
+		expect(held.release('sub_2', 0)).toBe(false);
+		expect(held.release('sub_1', 59_999)).toBe(true);
+		expect(held.release('sub_1', 59_999)).toBe(false);
+		held.hold('sub_3', 0);
+		expect(held.release('sub_3', 60_000)).toBe(false);
+		for (let index = 0; index < 5_000; index++) held.hold(`sub_${index}`, 0);
+		expect(held.release('sub_0', 0)).toBe(false);
+		expect(held.release('sub_4999', 0)).toBe(true);
+	});
+});
