@@ -3,9 +3,12 @@
 // change is reported as its class, naming the exact item, with the exit code the issue asks for.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -158,6 +161,19 @@ describe('a document that moved', () => {
 			doc.paths['/bookings'].get['x-required-scope'] = 'bookings:write';
 		});
 		expect(itemsOf(report, 'breaking')).toEqual(['Booking.status', 'GET /bookings scope', 'POST /bookings body notes']);
+	});
+});
+
+describe('the issue the scheduled workflow files', () => {
+	it('is the report in Markdown, one row per finding, marked so each run finds and updates the same issue', async () => {
+		const report = await checkAltered('issue', (doc) => delete doc.paths['/invites']);
+		const file = join(mkdtempSync(join(tmpdir(), 'drift-')), 'drift.json');
+		writeFileSync(file, JSON.stringify(report));
+		const { code, stdout } = await runCommand([file], process.execPath, ['test/contract/issue-body.ts']);
+		expect(code).toBe(0);
+		expect(stdout.split('\n')[0]).toBe('<!-- booking-service-api-drift -->');
+		expect(stdout).toContain('1 breaking, 0 new, 4 info: the nodes would fail (exit 1).');
+		expect(stdout).toContain('| `POST /invites` | is gone from the document; used by Invite → Create |  |');
 	});
 });
 

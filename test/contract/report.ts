@@ -64,9 +64,12 @@ export const ISSUE_TITLE = "API drift: the Booking Service's OpenAPI document ch
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function renderIssue(report: DriftReport): string {
+	const compared = report.failure === undefined;
 	const lines = [
 		ISSUE_MARKER,
-		`The scheduled drift check compared \`${report.documentUrl}\` (OpenAPI ${report.openapi ?? '?'}, version ${report.version ?? '?'}) with what the nodes assume (\`test/contract/assumptions.ts\`) on ${report.checkedAt}.`,
+		compared
+			? `The scheduled drift check compared \`${report.documentUrl}\` (OpenAPI ${report.openapi}, version ${report.version}) with what the nodes assume (\`test/contract/assumptions.ts\`) on ${report.checkedAt}.`
+			: `The scheduled drift check could not ${report.failure!.stage === 'fetch' ? 'fetch' : 'read'} \`${report.documentUrl}\` on ${report.checkedAt}: ${report.failure!.message}.`,
 		'',
 		verdict(report),
 	];
@@ -79,7 +82,9 @@ export function renderIssue(report: DriftReport): string {
 	}
 	lines.push(
 		'',
-		'What to do: see docs/api-drift.md. Fix the nodes (and the assumptions with them), or, if the service is wrong, tell its maintainers. This issue is updated by each run while something is breaking; close it when fixed.',
+		compared
+			? 'What to do: docs/api-drift.md. Change the nodes and the assumptions together, or, if the service is wrong, tell its maintainers. Each run updates this issue while something is breaking; close it once fixed.'
+			: "What to do: check the repository variable BOOKING_SERVICE_BASE_URL (the base URL including /v1) and that the service serves /openapi.json without a token.",
 	);
 	return `${lines.join('\n')}\n`;
 }
