@@ -16,6 +16,8 @@ export interface NodeRuns {
 	outputs: Array<{ operation: string; items: IDataObject[] }>;
 	/** What the webhook trigger's executions output, one item each. */
 	deliveries: IDataObject[];
+	/** The bodies of the simulator's deliveries as the trigger received them. */
+	deliveryBodies: IDataObject[];
 	/** What the polling trigger emitted (polls and the test event). */
 	polled: IDataObject[];
 }
@@ -144,6 +146,7 @@ export async function runEveryOperation(sim: Simulator, recorder: Recorder): Pro
 		return {
 			outputs,
 			deliveries: trigger.executions.flatMap((execution) => execution.items.map((item) => item.json)),
+			deliveryBodies: trigger.received.map((request) => JSON.parse(request.rawBody.toString('utf8')) as IDataObject),
 			polled: [...poller.emitted, ...sample].map((item) => item.json),
 		};
 	} finally {
