@@ -46,7 +46,13 @@ async function fetchDocument(documentUrl: string, timeoutSeconds: number): Promi
 		throw new Failure('fetch', timedOut ? `no answer within ${timeoutSeconds} s` : `could not connect (${causeOf(error)})`);
 	}
 	if (!response.ok) throw new Failure('fetch', `the service answered HTTP ${response.status} ${response.statusText}`.trim());
-	const text = await response.text();
+	let text: string;
+	try {
+		text = await response.text();
+	} catch (error) {
+		const timedOut = (error as Error).name === 'TimeoutError';
+		throw new Failure('fetch', timedOut ? `the answer did not complete within ${timeoutSeconds} s` : `the answer broke off (${causeOf(error)})`);
+	}
 	if (text.length > MAX_DOCUMENT_BYTES) throw new Failure('parse', `the answer is larger than ${MAX_DOCUMENT_BYTES} bytes`);
 	try {
 		return JSON.parse(text) as unknown;
@@ -76,7 +82,7 @@ async function check(baseUrl: string | undefined, timeoutSeconds: number): Promi
 		try {
 			read = readDocument(document);
 		} catch (error) {
-			if (error instanceof DocumentError) throw new Failure('read', `it cannot be read: ${error.message}`);
+			if (error instanceof DocumentError) throw new Failure('read', error.message);
 			throw error;
 		}
 		const findings = compareWithAssumptions(read);
@@ -90,8 +96,12 @@ async function check(baseUrl: string | undefined, timeoutSeconds: number): Promi
 			exitCode: exitCodeFor(findings),
 		};
 	} catch (error) {
-		if (!(error instanceof Failure)) throw error;
-		return { documentUrl, checkedAt, failure: { stage: error.stage, message: error.message }, exitCode: 2 };
+		// Exit 1 must only ever mean "breaking", so a fault of the check itself is reported as not checked too.
+		const failure =
+			error instanceof Failure
+				? { stage: error.stage, message: error.message }
+				: { stage: 'check' as const, message: (error as Error).stack ?? String(error) };
+		return { documentUrl, checkedAt, failure, exitCode: 2 };
 	}
 }
 

@@ -10,7 +10,7 @@ export interface DriftReport {
 	summary?: Record<FindingClass, number>;
 	findings?: Finding[];
 	/** Set when it could not be: what failed. Nothing was compared. */
-	failure?: { stage: 'arguments' | 'fetch' | 'parse' | 'read'; message: string };
+	failure?: { stage: 'arguments' | 'fetch' | 'parse' | 'read' | 'check'; message: string };
 	exitCode: 0 | 1 | 2;
 }
 
@@ -20,6 +20,13 @@ const HEADINGS: Record<FindingClass, string> = {
 	info: 'Info',
 };
 const CLASSES: FindingClass[] = ['breaking', 'new', 'info'];
+const FAILURES: Record<NonNullable<DriftReport['failure']>['stage'], string> = {
+	arguments: 'Not run',
+	fetch: 'Could not fetch the document',
+	parse: 'Could not read the document',
+	read: 'Could not read the document',
+	check: 'The check failed',
+};
 
 export function exitCodeFor(findings: Finding[]): 0 | 1 {
 	return findings.some((finding) => finding.class === 'breaking') ? 1 : 0;
@@ -44,7 +51,7 @@ function verdict(report: DriftReport): string {
 export function renderText(report: DriftReport): string {
 	const lines = ['Booking Service API drift check', `Document: ${report.documentUrl}`];
 	if (report.failure !== undefined) {
-		lines.push(`Could not ${report.failure.stage === 'fetch' ? 'fetch' : 'read'} the document: ${report.failure.message}`);
+		lines.push(`${FAILURES[report.failure.stage]}: ${report.failure.message}`);
 	} else {
 		lines.push(`OpenAPI ${report.openapi}, document version ${report.version}; compared with test/contract/assumptions.ts`);
 		for (const found of CLASSES) {
@@ -69,7 +76,7 @@ export function renderIssue(report: DriftReport): string {
 		ISSUE_MARKER,
 		compared
 			? `The scheduled drift check compared \`${report.documentUrl}\` (OpenAPI ${report.openapi}, version ${report.version}) with what the nodes assume (\`test/contract/assumptions.ts\`) on ${report.checkedAt}.`
-			: `The scheduled drift check could not ${report.failure!.stage === 'fetch' ? 'fetch' : 'read'} \`${report.documentUrl}\` on ${report.checkedAt}: ${report.failure!.message}.`,
+			: `The scheduled drift check of \`${report.documentUrl}\` on ${report.checkedAt} did not compare anything. ${FAILURES[report.failure!.stage]}: ${report.failure!.message}.`,
 		'',
 		verdict(report),
 	];
