@@ -164,6 +164,26 @@ describe('a document that moved', () => {
 	});
 });
 
+describe('a document the reader must not trip over', () => {
+	it('a recursive schema is read once per path; a field added to an object the nodes pass on is info (exit 0)', async () => {
+		const report = await checkAltered('recursive', (doc) => {
+			const booking = doc.components.schemas.Booking;
+			booking.properties.rescheduledFrom = { oneOf: [{ $ref: '#/components/schemas/Booking' }, { type: 'null' }] };
+			booking.properties.related = { type: 'array', items: { $ref: '#/components/schemas/Booking' } };
+		});
+		expect(report.exitCode).toBe(0);
+		expect(itemsOf(report, 'info')).toEqual(expect.arrayContaining(['Booking.rescheduledFrom', 'Booking.related']));
+	});
+
+	it('a $ref that never ends cannot be read (exit 2)', async () => {
+		const report = await checkAltered('ref-cycle', (doc) => {
+			doc.components.schemas.Loop = { $ref: '#/components/schemas/Loop' };
+			doc.components.schemas.Booking.properties.loop = { $ref: '#/components/schemas/Loop' };
+		});
+		expect(report.failure).toEqual({ stage: 'read', message: 'its $ref #/components/schemas/Loop never ends (a cycle)' });
+	});
+});
+
 describe('the issue the scheduled workflow files', () => {
 	it('is the report in Markdown, one row per finding, marked so each run finds and updates the same issue', async () => {
 		const report = await checkAltered('issue', (doc) => delete doc.paths['/invites']);

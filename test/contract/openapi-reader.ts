@@ -163,14 +163,18 @@ class Reader {
 		return type === undefined ? undefined : this.shape(this.resolve(content[type]).schema);
 	}
 
-	shape(raw: unknown, depth = 0): Shape {
+	/** `within`: the components being described around this one; a recursive schema is described once. */
+	shape(raw: unknown, within: ReadonlySet<string> = new Set()): Shape {
 		const schema = this.resolve(raw);
 		const shape: Shape = { types: new Set(), nullable: false, required: new Set(), ref: schema.ref };
-		if (depth > MAX_DEPTH) return shape;
 		const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
 		for (const type of types.map(String)) {
 			if (type === 'null') shape.nullable = true;
 			else shape.types.add(type);
+		}
+		if (schema.ref !== undefined) {
+			if (within.has(schema.ref)) return shape;
+			within = new Set([...within, schema.ref]);
 		}
 		if (schema.nullable === true) shape.nullable = true;
 		if (Array.isArray(schema.enum)) {
@@ -181,15 +185,15 @@ class Reader {
 		for (const key of ['pattern', 'format'] as const) if (typeof schema[key] === 'string') shape[key] = schema[key];
 		for (const key of ['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems'] as const)
 			if (typeof schema[key] === 'number') shape[key] = schema[key];
-		if (schema.items !== undefined) shape.items = this.shape(schema.items, depth + 1);
+		if (schema.items !== undefined) shape.items = this.shape(schema.items, within);
 		if (isObject(schema.properties)) {
 			shape.properties = new Map(
-				Object.entries(schema.properties).map(([name, property]) => [name, this.shape(property, depth + 1)]),
+				Object.entries(schema.properties).map(([name, property]) => [name, this.shape(property, within)]),
 			);
 		}
 		for (const name of asArray(schema.required)) shape.required.add(String(name));
-		for (const part of asArray(schema.allOf)) merge(shape, this.shape(part, depth + 1), 'all');
-		const variants = [...asArray(schema.oneOf), ...asArray(schema.anyOf)].map((part) => this.shape(part, depth + 1));
+		for (const part of asArray(schema.allOf)) merge(shape, this.shape(part, within), 'all');
+		const variants = [...asArray(schema.oneOf), ...asArray(schema.anyOf)].map((part) => this.shape(part, within));
 		const valued = variants.filter((variant) => variant.types.size > 0 || variant.properties !== undefined || variant.ref);
 		if (variants.length > valued.length) shape.nullable = true;
 		valued.forEach((variant, index) => merge(shape, variant, index === 0 ? 'all' : 'any'));
