@@ -80,7 +80,10 @@ const schemas: Record<string, Schema> = {
 		bookingUrl: nullable(string()),
 		price: { oneOf: [ref('Price'), { type: 'null' }] },
 		payOnArrival: { type: 'boolean' },
-		locationKind: string({ enum: LOCATION_KINDS }),
+		locationKind: string({
+			enum: LOCATION_KINDS,
+			description: 'values not shown in the contract (simulator: the kinds of a booking location)',
+		}),
 		createdAt: timestamp(),
 		updatedAt: timestamp(),
 	}),
@@ -266,7 +269,10 @@ function eventSchemaName(kind: string): string {
 function eventSchema(kind: string): Schema {
 	const data: Record<string, Schema> = { booking: ref('Booking') };
 	if (kind === 'booking.rescheduled')
-		data[PREVIOUS_TIME_FIELD] = object({ start: timestamp(), end: timestamp() });
+		data[PREVIOUS_TIME_FIELD] = {
+			...object({ start: timestamp(), end: timestamp() }),
+			description: 'the previous time (simulator: the contract does not show these fields\' names)',
+		};
 	return object({
 		id: string({ pattern: '^evt_' }),
 		type: string({ const: kind }),
@@ -292,7 +298,14 @@ const responses: Record<string, Schema> = Object.fromEntries(
 						},
 					}
 				: status === '429'
-					? { headers: { 'Retry-After': { schema: integer() } } }
+					? {
+							headers: {
+								'Retry-After': {
+									schema: integer(),
+									description: 'seconds to wait (simulator: the contract does not show the rate limit headers)',
+								},
+							},
+						}
 					: {}),
 			content: { 'application/json': { schema: ref('Error') } },
 		},
@@ -383,7 +396,7 @@ const paths = {
 				query(
 					'to',
 					string({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
-					'at most 31 days after from',
+					'the range from `from` to `to` spans at most 31 days, both counted (simulator: 2026-01-01..2026-01-31 is allowed, ..02-01 is not)',
 					true,
 				),
 				query('timezone', string(), 'IANA name in which from and to are read (simulator)'),
@@ -426,7 +439,7 @@ const paths = {
 					required: false,
 					schema: string({ maxLength: 255 }),
 					description:
-						'a client-chosen UUID; repeating the request with it returns the same booking',
+						'a client-chosen UUID; repeating the request with it returns the same booking (simulator: any 1 to 255 printable characters)',
 				},
 			],
 			body: 'CreateBookingRequest',
@@ -547,7 +560,7 @@ export function openApiDocument(baseUrl: string): Schema {
 			title: 'Booking Service API',
 			version: '1.0.0',
 			description:
-				'Served by the Booking Service simulator. Choices the contract leaves open are marked "(simulator)".',
+				'Served by the Booking Service simulator. Choices the contract leaves open are marked "(simulator)", and so is every x-required-scope (the contract shows the scopes of the two key choices, not of each operation).',
 		},
 		servers: [{ url: baseUrl }],
 		security: [{ bearerAuth: [] }],
