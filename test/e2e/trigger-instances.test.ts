@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureN8nInstalled, N8N_HARNESS, N8N_VERSION, REPO_ROOT } from '../n8n/install.ts';
@@ -14,10 +13,10 @@ import { n8nEnvironment, startN8n, type N8nInstance } from '../n8n/instance.ts';
 import { spawnN8nProcess } from '../n8n/process.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../n8n/round-robin-proxy.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
-import { CREDENTIAL_TYPE, TRIGGER_NODE } from './n8n.ts';
+import { CREDENTIAL_TYPE } from './n8n.ts';
+import { simulatorCredential, triggerItemOf, triggerWorkflow } from './workflows.ts';
 import { introCallSlots, service } from './service.ts';
 
-const TRIGGER = 'Booking Service Trigger';
 const EXECUTIONS_LIMIT_MS = 30_000;
 /** The second instance's own key: n8n derives its instance id from it. */
 const SECOND_ENCRYPTION_KEY = 'n8n-nodes-booking-service-second-instance-key';
@@ -51,27 +50,8 @@ beforeAll(async () => {
 	folders.first = mkdtempSync(join(tmpdir(), 'n8n-first-'));
 	folders.second = mkdtempSync(join(tmpdir(), 'n8n-second-'));
 	first = await startFirst();
-	credential = await first.createCredential({
-		name: 'Booking Service (instances test)',
-		type: CREDENTIAL_TYPE,
-		data: { apiKey: simulator.apiKeys.readWrite, baseUrl: simulator.baseUrl },
-	});
-	const { id } = await first.createWorkflow({
-		name: 'instances e2e',
-		nodes: [
-			{
-				name: TRIGGER,
-				type: TRIGGER_NODE,
-				typeVersion: 1,
-				webhookId: randomUUID(),
-				position: [0, 0],
-				parameters: { events: ['*'], options: {} },
-				credentials: { [CREDENTIAL_TYPE]: credential },
-			},
-			{ name: 'No Operation', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} },
-		],
-		connections: { [TRIGGER]: { main: [[{ node: 'No Operation', type: 'main', index: 0 }]] } },
-	});
+	credential = await simulatorCredential(first, simulator, 'Booking Service (instances test)');
+	const { id } = await first.createWorkflow(triggerWorkflow('instances e2e', credential));
 	workflowId = id;
 	await first.activate(workflowId);
 }, 180_000);
@@ -111,7 +91,7 @@ async function bookingsRun(instance: N8nInstance, count: number): Promise<string
 	await instance.waitForExecutions(workflowId, count, EXECUTIONS_LIMIT_MS);
 	await sleep(1_000); // anything beyond `count` would be recorded by now: the trigger answers on receipt
 	return (await instance.listExecutions(workflowId)).map((execution) => {
-		const item = execution.data?.resultData.runData[TRIGGER]?.[0]?.data?.main[0]?.[0]?.json;
+		const item = triggerItemOf(execution);
 		return (item?.booking as Booking | undefined)?.id ?? 'none';
 	});
 }

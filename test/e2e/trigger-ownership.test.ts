@@ -2,11 +2,11 @@
 // data carried along) subscribes for itself and the original keeps receiving; a credential edited in place to another
 // account never sends the old subscription's DELETE there; every refused request reads the same 401; the Event Types
 // option; a DELETE that hangs cannot hold unpublishing; a subscription whose creation answer was lost is recognisable.
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowInput } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
-import { CREDENTIAL_TYPE, n8n, TRIGGER_NODE } from './n8n.ts';
+import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
+import { simulatorCredential, TRIGGER, triggerItemOf, triggerWorkflow } from './workflows.ts';
 import { service } from './service.ts';
 
 const client = n8n();
@@ -15,18 +15,13 @@ let otherAccount: Simulator;
 let credential: { id: string; name: string };
 const workflowIds: string[] = [];
 const published = new Set<string>();
-const TRIGGER = 'Booking Service Trigger';
 const EXECUTIONS_LIMIT_MS = 30_000;
 
 beforeAll(async () => {
 	simulator = await startSimulator({ allowInsecureWebhookTargets: true });
 	// Another account: another seed gives other ids, keys and secrets.
 	otherAccount = await startSimulator({ allowInsecureWebhookTargets: true, seed: 7 });
-	credential = await client.createCredential({
-		name: 'Booking Service (ownership test)',
-		type: CREDENTIAL_TYPE,
-		data: { apiKey: simulator.apiKeys.readWrite, baseUrl: simulator.baseUrl },
-	});
+	credential = await simulatorCredential(client, simulator, 'Booking Service (ownership test)');
 });
 
 afterAll(async () => {
@@ -59,23 +54,8 @@ async function setCredential(account: Simulator): Promise<void> {
 	});
 }
 
-function triggerWorkflow(name: string, options: Record<string, unknown> = {}): WorkflowInput {
-	return {
-		name,
-		nodes: [
-			{
-				name: TRIGGER,
-				type: TRIGGER_NODE,
-				typeVersion: 1,
-				webhookId: randomUUID(),
-				position: [0, 0],
-				parameters: { events: ['*'], options },
-				credentials: { [CREDENTIAL_TYPE]: credential },
-			},
-			{ name: 'No Operation', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} },
-		],
-		connections: { [TRIGGER]: { main: [[{ node: 'No Operation', type: 'main', index: 0 }]] } },
-	};
+function ownedWorkflow(name: string, options: Record<string, unknown> = {}): WorkflowInput {
+	return triggerWorkflow(name, credential, { parameters: { events: ['*'], options } });
 }
 
 async function create(workflow: WorkflowInput & { staticData?: unknown }): Promise<string> {
@@ -120,13 +100,13 @@ function deletes(account: Simulator): string[] {
 
 describe('a subscription belongs to one workflow node (real n8n)', () => {
 	it('a copy made through the public API, static data included, leaves the original’s subscription alone', async () => {
-		const originalId = await create(triggerWorkflow('ownership: original'));
+		const originalId = await create(ownedWorkflow('ownership: original'));
 		await publish(originalId);
 		const [originalSubscription] = simulator.control.webhooks();
 		const stored = await client.api<{ staticData?: Record<string, unknown> }>('GET', `/workflows/${originalId}`);
 		expect(JSON.stringify(stored.staticData)).toContain(originalSubscription.id);
 
-		const copy = triggerWorkflow('ownership: copy');
+		const copy = ownedWorkflow('ownership: copy');
 		const copyId = await create({ ...copy, staticData: stored.staticData });
 		await publish(copyId);
 
@@ -141,7 +121,7 @@ describe('a subscription belongs to one workflow node (real n8n)', () => {
 	});
 
 	it('a credential edited in place to another account never sends the old subscription’s DELETE there', async () => {
-		const id = await create(triggerWorkflow('ownership: account switch'));
+		const id = await create(ownedWorkflow('ownership: account switch'));
 		await publish(id);
 		const [old] = simulator.control.webhooks();
 		await book();
@@ -169,7 +149,7 @@ describe('a subscription belongs to one workflow node (real n8n)', () => {
 
 describe('deliveries (real n8n)', () => {
 	it('every refused request reads the same short 401, whatever was wrong', async () => {
-		const workflow = triggerWorkflow('ownership: refusals');
+		const workflow = ownedWorkflow('ownership: refusals');
 		const id = await create(workflow);
 		await publish(id);
 		const url = `${client.webhookUrl}webhook/${workflow.nodes[0].webhookId}/webhook`;
@@ -192,7 +172,7 @@ describe('deliveries (real n8n)', () => {
 	it('Event Types: only bookings of the chosen event types start the workflow', async () => {
 		const intro = simulator.control.eventType('intro-call');
 		const id = await create(
-			triggerWorkflow('ownership: event type filter', {
+			ownedWorkflow('ownership: event type filter', {
 				eventTypes: { eventType: [{ eventType: { __rl: true, mode: 'id', value: intro.id } }] },
 			}),
 		);
@@ -203,14 +183,14 @@ describe('deliveries (real n8n)', () => {
 		await simulator.control.drainDeliveries();
 
 		const executions = await finishedExecutions(id, 1);
-		const items = executions.map((execution) => execution.data?.resultData.runData[TRIGGER]?.[0]?.data?.main[0]?.[0]?.json);
+		const items = executions.map((execution) => triggerItemOf(execution));
 		expect(items.map((item) => (item?.booking as Booking).id)).toEqual([wanted.id]);
 	});
 });
 
 describe('bounded and visible (real n8n)', () => {
 	it('unpublishing is not held by a DELETE that hangs: it returns, and the next publish deletes the leftover', async () => {
-		const id = await create(triggerWorkflow('ownership: slow delete'));
+		const id = await create(ownedWorkflow('ownership: slow delete'));
 		await publish(id);
 		const [subscription] = simulator.control.webhooks();
 		simulator.control.addFault({ method: 'DELETE', path: '/webhooks/{id}', count: 1, kind: 'latency', latencyMs: 40_000 });
@@ -223,7 +203,7 @@ describe('bounded and visible (real n8n)', () => {
 	}, 60_000);
 
 	it('a subscription whose creation answer was lost names the workflow, node and time, and the log says so', async () => {
-		const id = await create(triggerWorkflow('ownership: lost answer'));
+		const id = await create(ownedWorkflow('ownership: lost answer'));
 		simulator.control.addFault({ method: 'POST', path: '/webhooks', count: 1, kind: 'drop', phase: 'after' });
 
 		// n8n 2.41 reports the workflow published and retries a failed trigger activation on its own.

@@ -7,16 +7,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { N8N_HARNESS, N8N_VERSION, REPO_ROOT } from '../n8n/install.ts';
 import { startN8n, type N8nInstance } from '../n8n/instance.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
-import { CREDENTIAL_TYPE, TRIGGER_NODE } from './n8n.ts';
+import { CREDENTIAL_TYPE } from './n8n.ts';
+import { simulatorCredential, triggerItemOf, triggerWorkflow } from './workflows.ts';
 import { introCallSlots, service } from './service.ts';
 
-const TRIGGER = 'Booking Service Trigger';
 const EXECUTIONS_LIMIT_MS = 30_000;
 
 let simulator: Simulator;
@@ -39,27 +38,8 @@ beforeAll(async () => {
 	simulator = await startSimulator({ allowInsecureWebhookTargets: true });
 	userFolder = mkdtempSync(join(tmpdir(), 'n8n-rotation-'));
 	n8n = await start();
-	credential = await n8n.createCredential({
-		name: 'Booking Service (rotation test)',
-		type: CREDENTIAL_TYPE,
-		data: { apiKey: simulator.apiKeys.readWrite, baseUrl: simulator.baseUrl },
-	});
-	const { id } = await n8n.createWorkflow({
-		name: 'rotation e2e',
-		nodes: [
-			{
-				name: TRIGGER,
-				type: TRIGGER_NODE,
-				typeVersion: 1,
-				webhookId: randomUUID(),
-				position: [0, 0],
-				parameters: { events: ['*'], options: {} },
-				credentials: { [CREDENTIAL_TYPE]: credential },
-			},
-			{ name: 'No Operation', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} },
-		],
-		connections: { [TRIGGER]: { main: [[{ node: 'No Operation', type: 'main', index: 0 }]] } },
-	});
+	credential = await simulatorCredential(n8n, simulator, 'Booking Service (rotation test)');
+	const { id } = await n8n.createWorkflow(triggerWorkflow('rotation e2e', credential));
 	workflowId = id;
 	await n8n.activate(workflowId);
 }, 180_000);
@@ -90,7 +70,7 @@ async function runsPerBooking(count: number): Promise<Record<string, number>> {
 	await sleep(1_000); // anything beyond `count` would have been recorded by now: the trigger answers on receipt
 	const runs: Record<string, number> = {};
 	for (const execution of await n8n.listExecutions(workflowId)) {
-		const item = execution.data?.resultData.runData[TRIGGER]?.[0]?.data?.main[0]?.[0]?.json;
+		const item = triggerItemOf(execution);
 		const id = (item?.booking as Booking | undefined)?.id ?? 'none';
 		runs[id] = (runs[id] ?? 0) + 1;
 	}

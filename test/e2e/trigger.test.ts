@@ -6,12 +6,13 @@
 // trigger answers "on received"), so once the simulator has drained its deliveries every execution they will ever
 // start exists: a bounded poll waits for them to finish, then the counts are asserted exactly.
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Execution, WorkflowInput } from '../n8n/client.ts';
+import type { Execution } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator, type WebhookEvent } from '../simulator/index.ts';
-import { CREDENTIAL_TYPE, n8n, TRIGGER_NODE } from './n8n.ts';
+import { n8n } from './n8n.ts';
+import { simulatorCredential, TRIGGER, triggerWorkflow } from './workflows.ts';
 import { service } from './service.ts';
 
 const client = n8n();
@@ -21,7 +22,6 @@ const workflowIds: string[] = [];
 /** Published workflows of the running test: unpublished after it whatever happened, so no test sees another's. */
 const published = new Set<string>();
 
-const TRIGGER = 'Booking Service Trigger';
 const EVENTS = ['booking.cancelled', 'booking.created', 'booking.no_show', 'booking.rescheduled'];
 /** How long executions may take to appear and finish; a bound, not an expectation. */
 const EXECUTIONS_LIMIT_MS = 30_000;
@@ -67,11 +67,7 @@ beforeAll(async () => {
 	diagnosticsChannel.subscribe('undici:request:bodyChunkSent', onBodyChunkSent);
 	// Real clock: the trigger checks a delivery's signed timestamp against n8n's clock.
 	simulator = await startSimulator({ allowInsecureWebhookTargets: true });
-	credential = await client.createCredential({
-		name: 'Booking Service (trigger test)',
-		type: CREDENTIAL_TYPE,
-		data: { apiKey: simulator.apiKeys.readWrite, baseUrl: simulator.baseUrl },
-	});
+	credential = await simulatorCredential(client, simulator, 'Booking Service (trigger test)');
 });
 
 afterAll(async () => {
@@ -104,23 +100,8 @@ interface TriggerWorkflow {
 
 /** Creates (unpublished) `Booking Service Trigger → No Operation`. */
 async function createTriggerWorkflow(name: string): Promise<TriggerWorkflow> {
-	const webhookId = randomUUID();
-	const workflow: WorkflowInput = {
-		name,
-		nodes: [
-			{
-				name: TRIGGER,
-				type: TRIGGER_NODE,
-				typeVersion: 1.1,
-				webhookId,
-				position: [0, 0],
-				parameters: { events: EVENTS, options: {} },
-				credentials: { [CREDENTIAL_TYPE]: credential },
-			},
-			{ name: 'No Operation', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} },
-		],
-		connections: { [TRIGGER]: { main: [[{ node: 'No Operation', type: 'main', index: 0 }]] } },
-	};
+	const workflow = triggerWorkflow(name, credential, { typeVersion: 1.1, parameters: { events: EVENTS, options: {} } });
+	const { webhookId } = workflow;
 	const { id } = await client.createWorkflow(workflow);
 	workflowIds.push(id);
 	return { id, productionUrl: `${client.webhookUrl}webhook/${webhookId}/webhook` };
