@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Execution } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator, type WebhookEvent } from '../simulator/index.ts';
 import { n8n } from './n8n.ts';
-import { simulatorCredential, TRIGGER, triggerWorkflow } from './workflows.ts';
+import { simulatorCredential, TRIGGER, triggerWorkflow, webhookIdOf } from './workflows.ts';
 import { service } from './service.ts';
 
 const client = n8n();
@@ -101,7 +101,7 @@ interface TriggerWorkflow {
 /** Creates (unpublished) `Booking Service Trigger → No Operation`. */
 async function createTriggerWorkflow(name: string): Promise<TriggerWorkflow> {
 	const workflow = triggerWorkflow(name, credential, { typeVersion: 1.1, parameters: { events: EVENTS, options: {} } });
-	const { webhookId } = workflow;
+	const webhookId = webhookIdOf(workflow);
 	const { id } = await client.createWorkflow(workflow);
 	workflowIds.push(id);
 	return { id, productionUrl: `${client.webhookUrl}webhook/${webhookId}/webhook` };

@@ -16,17 +16,12 @@ export interface TriggerWorkflowOptions {
 	polling?: boolean;
 }
 
-export interface TriggerWorkflowInput extends WorkflowInput {
-	/** The webhook trigger's id in its URLs: `webhook/<webhookId>/webhook`. */
-	webhookId: string;
-}
-
 /** `<trigger> → No Operation`, not yet saved. */
 export function triggerWorkflow(
 	name: string,
 	credential: { id: string; name: string },
 	options: TriggerWorkflowOptions = {},
-): TriggerWorkflowInput {
+): WorkflowInput {
 	const webhookId = randomUUID();
 	const trigger = options.polling
 		? {
@@ -37,13 +32,17 @@ export function triggerWorkflow(
 		: { name: TRIGGER, type: TRIGGER_NODE, webhookId, parameters: options.parameters ?? { events: ['*'], options: {} } };
 	return {
 		name,
-		webhookId,
 		nodes: [
 			{ ...trigger, typeVersion: options.typeVersion ?? 1, position: [0, 0], credentials: { [CREDENTIAL_TYPE]: credential } },
 			{ name: 'No Operation', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} },
 		],
 		connections: { [trigger.name]: { main: [[{ node: 'No Operation', type: 'main', index: 0 }]] } },
 	};
+}
+
+/** The webhook trigger's id in its URLs: `webhook/<webhookId>/webhook`. */
+export function webhookIdOf(workflow: WorkflowInput): string {
+	return String(workflow.nodes[0].webhookId);
 }
 
 /** The first item the trigger emitted in an execution, as n8n stored it. */
