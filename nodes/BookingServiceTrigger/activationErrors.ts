@@ -4,8 +4,7 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { serviceErrorDetailsOf } from '../shared/serviceErrors';
-import type { ServiceErrorDetail } from '../shared/serviceErrors';
-import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './records';
+import { IN_THE_APP, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './records';
 
 /** Judged locally only to explain a refusal: the request is always sent, since a local simulator may accept it. */
 export function webhookUrlProblem(webhookUrl: string): string | undefined {
@@ -51,62 +50,51 @@ function namesUrlField(field: string): boolean {
 export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl: string): NodeApiError {
 	const original = error as { message?: unknown; description?: unknown; httpCode?: unknown; context?: IDataObject };
 	const serviceMessage = typeof original.message === 'string' ? original.message : String(error);
-	const serviceDescription = typeof original.description === 'string' ? original.description : '';
-	const httpCode = typeof original.httpCode === 'string' ? original.httpCode : undefined;
-	const serviceCode = original.context?.serviceErrorCode;
 	const localProblem = webhookUrlProblem(webhookUrl);
 
 	// When the service names the fields it refused, only those count. Without names (the contract does not show the
 	// details' shape) the message is searched for "url", and a URL that looks unreachable is taken as the cause.
-	const fieldDetails = serviceErrorDetailsOf(error).filter(
-		(detail): detail is Required<ServiceErrorDetail> => detail.field !== undefined,
-	);
-	const urlDetail = fieldDetails.find((detail) => namesUrlField(detail.field));
+	const fields = serviceErrorDetailsOf(error).filter((detail) => detail.field !== undefined);
+	const urlDetail = fields.find((detail) => namesUrlField(detail.field!));
 	const urlRefused =
-		serviceCode === 'validation_failed' &&
-		(fieldDetails.length > 0 ? urlDetail !== undefined : /\burl\b/i.test(serviceMessage) || localProblem !== undefined);
+		original.context?.serviceErrorCode === 'validation_failed' &&
+		(fields.length > 0 ? urlDetail !== undefined : /\burl\b/i.test(serviceMessage) || localProblem !== undefined);
 	if (urlRefused) {
-		const reason = localProblem ?? urlDetail?.message;
-		const why = reason ? `: ${reason}` : '';
-		return subscribeError(node, httpCode, {
-			message: `The Booking Service refused this trigger's webhook URL ${webhookUrl}${why}`,
-			description: `${URL_GUIDANCE} (${serviceMessage})`,
-		});
+		const why = (localProblem ?? urlDetail?.message) ? `: ${localProblem ?? urlDetail?.message}` : '';
+		const message = `The Booking Service refused this trigger's webhook URL ${webhookUrl}${why}`;
+		return activationError(node, original, message, `${URL_GUIDANCE} (${serviceMessage})`);
 	}
-
 	if (isSubscriptionLimit(original)) {
-		return subscribeError(node, httpCode, {
-			message: `The Booking Service account already has the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions`,
-			description: `Delete subscriptions you no longer need in the app (Settings → API keys and webhooks), then activate the workflow again. Every active workflow with this trigger uses one subscription, and so does each test run of the trigger while it listens. (${serviceMessage})`,
-		});
+		const message = `The Booking Service account already has the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions`;
+		const description = `Delete subscriptions you no longer need in the app (${IN_THE_APP}), then activate the workflow again. Every active workflow with this trigger uses one subscription, and so does each test run of the trigger while it listens. (${serviceMessage})`;
+		return activationError(node, original, message, description);
 	}
-
 	const urlNote =
 		localProblem && `Note also that the webhook URL ${webhookUrl} will not work: ${localProblem}. ${URL_GUIDANCE}`;
-	return subscribeError(node, httpCode, {
-		message: `Could not subscribe to Booking Service events: ${serviceMessage}`,
-		description: [serviceDescription, urlNote].filter(Boolean).join(' '),
-	});
-}
-
-function subscribeError(
-	node: INode,
-	httpCode: string | undefined,
-	text: { message: string; description: string },
-): NodeApiError {
-	return new NodeApiError(node, { message: text.message, httpCode: httpCode ?? null } as JsonObject, {
-		message: text.message,
-		description: text.description,
-		httpCode,
-	});
+	const description = [typeof original.description === 'string' ? original.description : '', urlNote]
+		.filter(Boolean)
+		.join(' ');
+	return activationError(
+		node,
+		original,
+		`Could not subscribe to Booking Service events: ${serviceMessage}`,
+		description,
+	);
 }
 
 /** The service did not answer (a 429, a 5xx, a timeout): nothing was decided, so nothing was forgotten or deleted. */
 export function unansweredError(node: INode, error: unknown, what: string, kept: string): NodeApiError {
-	const original = error as { message?: unknown; httpCode?: unknown };
-	const httpCode = typeof original.httpCode === 'string' ? original.httpCode : undefined;
-	return subscribeError(node, httpCode, {
-		message: `${what}: ${typeof original.message === 'string' ? original.message : String(error)}`,
-		description: `${kept} Activate the workflow again in a moment; if it keeps failing, check the Base URL in the credential and whether the Booking Service is reachable.`,
+	const { message } = error as { message?: unknown };
+	const description = `${kept} Activate the workflow again in a moment; if it keeps failing, check the Base URL in the credential and whether the Booking Service is reachable.`;
+	return activationError(node, error, `${what}: ${typeof message === 'string' ? message : String(error)}`, description);
+}
+
+function activationError(node: INode, cause: unknown, message: string, description: string): NodeApiError {
+	const code = (cause as { httpCode?: unknown }).httpCode;
+	const httpCode = typeof code === 'string' ? code : undefined;
+	return new NodeApiError(node, { message, httpCode: httpCode ?? null } as JsonObject, {
+		message,
+		description,
+		httpCode,
 	});
 }

@@ -3,17 +3,19 @@
 // reading its booking from the service (serviceCheck.ts) → the event filter → "has this run?" (memory.ts) → the
 // answer: one uniform 401, an acknowledgement without a run, or one execution.
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
+import { normaliseBaseUrl } from '../shared/baseUrl';
 import { readEventTypesFilter } from '../shared/descriptions';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
 import { factOf, runMemory, scopeOf, secretMemory, workBudget } from './memory';
-import type { Proof } from './memory';
-import { bindingOf, isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
+import type { KeyState, Proof } from './memory';
+import { bindingOf, IN_THE_APP, isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
 import type { SignatureHeader } from './signingSecret';
-import { confirmWithService, uncheckable } from './serviceCheck';
+import { accountOf, confirmWithService, uncheckable } from './serviceCheck';
 import { openSecret, readSignatureHeader, SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signingSecret';
 
 export interface DeliveryEnvelope {
@@ -26,6 +28,8 @@ export interface DeliveryEnvelope {
 }
 
 const UNVERIFIABLE = 'its signature cannot be checked (the API key changed)';
+
+type RawBody = Buffer | string;
 
 /** Long enough for any real id, short enough that a hostile body cannot bloat a log line. */
 const MAX_EVENT_ID_LENGTH = 200;
@@ -65,12 +69,14 @@ export function toTriggerItem(envelope: DeliveryEnvelope, includeEnvelope: boole
 	]) as IDataObject;
 }
 
+function log(context: IWebhookFunctions, level: 'info' | 'warn', message: string): void {
+	const where = { workflowId: context.getWorkflow().id, nodeName: context.getNode().name };
+	context.logger[level](`Booking Service Trigger: ${message}`, where);
+}
+
 /** The same short 401 whatever the reason, so a sender learns nothing; the reason goes to n8n's log only. */
 export function refuse(context: IWebhookFunctions, reason: string): IWebhookResponseData {
-	context.logger.warn(`Booking Service Trigger refused a delivery: ${reason}`, {
-		workflowId: context.getWorkflow().id,
-		nodeName: context.getNode().name,
-	});
+	log(context, 'warn', `refused a delivery: ${reason}`);
 	const response = context.getResponseObject();
 	response.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' });
 	response.end('Unauthorized');
@@ -91,87 +97,73 @@ export function notWantedReason(context: IWebhookFunctions, envelope: DeliveryEn
 	}
 	const wanted = readEventTypesFilter(optionsOf(context).eventTypes);
 	const eventTypeId = String((envelope.data.booking.eventType as { id?: unknown } | undefined)?.id);
-	return wanted.length === 0 || wanted.includes(eventTypeId)
-		? undefined
-		: `event type ${eventTypeId} is not in the Event Type filter`;
+	if (wanted.length > 0 && !wanted.includes(eventTypeId))
+		return `event type ${eventTypeId} is not in the Event Type filter`;
+	return undefined;
 }
 
 /** A checked delivery emits the service's booking (put into `envelope` by serviceCheck.ts), none of the request's. */
-export function answerEvent(
-	context: IWebhookFunctions,
-	envelope: DeliveryEnvelope,
-	proof: Proof,
-): IWebhookResponseData {
-	const notWanted = notWantedReason(context, envelope);
+export function answerEvent(context: IWebhookFunctions, event: DeliveryEnvelope, proof: Proof): IWebhookResponseData {
+	const notWanted = notWantedReason(context, event);
 	if (notWanted !== undefined) return acknowledge(notWanted);
-	const claim = runMemory.claim(scopeOf(context), envelope.id, factOf(envelope.type, envelope.data.booking), proof);
-	if (claim === 'repeat') return acknowledge(`event ${envelope.id} was already received`);
-	const what = `what event ${envelope.id} reports of booking ${String(envelope.data.booking.id)} already ran`;
-	if (claim === 'factRan' && proof === 'signed')
-		return acknowledge(`${what} from a request checked against the service`);
-	if (claim === 'factRan')
-		return refuse(
-			context,
-			`${UNVERIFIABLE}, and ${what} (a replay, or a later event of a change that ran with the booking's newest state)`,
-		);
+	const claim = runMemory.claim(scopeOf(context), event.id, factOf(event.type, event.data.booking), proof);
+	if (claim === 'repeat') return acknowledge(`event ${event.id} was already received`);
+	// A fact that ran already (from a request checked against the service, or signed): acknowledged, not refused — a
+	// refusal of a genuine delivery on each retry would count towards the service disabling the subscription.
+	const bookingId = String(event.data.booking.id);
+	if (claim === 'factRan') return acknowledge(`what event ${event.id} reports of booking ${bookingId} already ran`);
 	const options = optionsOf(context);
-	const booking = localizeBooking(envelope.data.booking as Booking, options.nameLanguage ?? 'service');
-	const item = toTriggerItem(
-		{ ...envelope, data: { ...envelope.data, booking } },
-		proof === 'signed' && options.includeEnvelope === true,
-	);
+	const booking = localizeBooking(event.data.booking as Booking, options.nameLanguage ?? 'service');
+	const withEnvelope = proof === 'signed' && options.includeEnvelope === true;
+	const item = toTriggerItem({ ...event, data: { ...event.data, booking } }, withEnvelope);
 	return { workflowData: [context.helpers.returnJsonArray(item)] };
 }
 
 /**
- * The stored subscription's secret, or 'unreadable' when the credential's key cannot open it (the key changed), or
- * 'busy' when the budget for unverified work is spent. Opened secrets stay in memory for a while, so a flood of
- * forged requests costs one credential read; only static data's sealed values can open, which no sender adds to.
+ * The stored subscription's secret, or why the credential's key cannot open it ('rotated', 'switched'), remembered for a
+ * while: a flood of forged requests costs one credential read, and only static data's sealed values can open, which no
+ * sender adds to. Undefined when it cannot be told now (budget spent, credential or service not answering): never
+ * taken for a change of key.
  */
-async function signingSecretOf(
-	context: IWebhookFunctions,
-	stored: StoredSubscription,
-	nowMs: number,
-): Promise<{ secret: string } | 'unreadable' | 'busy'> {
+type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
+async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
 	const binding = bindingOf(stored);
 	const remembered = secretMemory.get(binding, stored.sealedSecret, nowMs);
-	if (remembered !== undefined) return remembered;
-	if (!workBudget.take(scopeOf(context), nowMs)) return 'busy';
-	let apiKey = '';
+	if (remembered !== undefined) return { state: remembered, fresh: false };
+	if (!workBudget.take(scopeOf(context), nowMs))
+		return { unknown: 'too many unverified requests arrived to read the credential now' };
+	let credential: { apiKey?: unknown; baseUrl?: unknown };
 	try {
-		const credential = await context.getCredentials<{ apiKey?: unknown }>(BOOKING_SERVICE_CREDENTIAL_TYPE);
-		apiKey = typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
+		credential = await context.getCredentials(BOOKING_SERVICE_CREDENTIAL_TYPE);
 	} catch (error) {
-		context.logger.warn(`Booking Service Trigger could not read its credential: ${(error as Error).message}`);
+		return { unknown: `its credential could not be read: ${(error as Error).message}` };
 	}
+	const apiKey = typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
+	const baseUrl = normaliseBaseUrl(credential.baseUrl);
 	const secret = openSecret(stored.sealedSecret, apiKey, binding);
-	secretMemory.remember(binding, stored.sealedSecret, secret, nowMs);
-	return secret === undefined ? 'unreadable' : { secret };
+	let state: KeyState = secret === undefined ? 'switched' : { secret };
+	if (secret === undefined && 'baseUrl' in baseUrl && baseUrl.baseUrl === stored.baseUrl) {
+		const account = await accountOf(context);
+		const failure = 'failure' in account ? (account.failure as Error).message : undefined;
+		if (failure !== undefined) return { unknown: `the service did not say whose the API key is: ${failure}` };
+		state = (account as { accountId: string }).accountId === stored.accountId ? 'rotated' : 'switched';
+	}
+	secretMemory.remember(binding, stored.sealedSecret, state, nowMs);
+	return { state, fresh: true };
 }
 
 /** After a key rotation: the request's booking, read from the service, must show that the event happened. */
-async function answerUnverifiable(
-	context: IWebhookFunctions,
-	rawBody: Buffer | string,
-	header: SignatureHeader,
-	nowMs: number,
-): Promise<IWebhookResponseData> {
+async function answerUnverifiable(context: IWebhookFunctions, rawBody: RawBody, header: SignatureHeader, now: number) {
 	const envelope = parseDeliveryEnvelope(rawBody);
 	if ('problem' in envelope) return refuse(context, `${UNVERIFIABLE}, and ${envelope.problem}`);
-	const problem = uncheckable(envelope, header, nowMs);
+	const problem = uncheckable(envelope, header, now);
 	if (problem !== undefined) return refuse(context, `${UNVERIFIABLE}, and ${problem}`);
-	const scope = scopeOf(context);
-	// The service's duplicates and retries of an event that ran are acknowledged, or each would count as a failure.
-	if (runMemory.hasRun(scope, envelope.id)) return acknowledge(`event ${envelope.id} was already received`);
-	// Nothing else is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
-	if (!workBudget.take(scope, nowMs))
-		return refuse(context, `${UNVERIFIABLE}, and too many unverified requests arrived to check it now`);
+	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
+	if (!workBudget.take(scopeOf(context), now)) return refuse(context, `${UNVERIFIABLE}; too many unverified requests`);
 	const confirmed = await confirmWithService(context, envelope);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
-	context.logger.info(
-		`Booking Service Trigger could not check the signature of event ${envelope.id} (the API key changed) and confirmed it by reading booking ${String(envelope.data.booking.id)} from the service.`,
-		{ workflowId: context.getWorkflow().id, nodeName: context.getNode().name },
-	);
+	const confirmedEvent = `event ${envelope.id} confirmed by reading booking ${String(envelope.data.booking.id)}`;
+	log(context, 'info', `${confirmedEvent} from the service (the API key changed).`);
 	return answerEvent(context, { ...envelope, data: { booking: confirmed.booking }, body: {} }, 'checked');
 }
 
@@ -189,9 +181,21 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 	}
 
 	const nowMs = Date.now();
-	const opened = await signingSecretOf(context, stored, nowMs);
-	if (opened === 'busy') return refuse(context, 'too many unverified requests arrived to read the credential now');
-	if (opened === 'unreadable') return await answerUnverifiable(context, rawBody, header, nowMs);
+	const key = await keyStateOf(context, stored, nowMs);
+	if ('unknown' in key) return refuse(context, key.unknown);
+	if (key.state === 'rotated') {
+		const message = `the credential's API key changed (same account): each delivery is checked by reading its booking from the service. Unpublish and publish the workflow to renew its webhook subscription ${stored.id}.`;
+		if (key.fresh) log(context, 'info', message);
+		return await answerUnverifiable(context, rawBody, header, nowMs);
+	}
+	if (key.state === 'switched') {
+		// Shown once a minute as a failed execution, where the workflow's owner looks; n8n calls no hook for an edited
+		// credential, so nothing else would tell.
+		const switched = `The credential now points at another Booking Service account or Base URL than this trigger's webhook subscription ${stored.id}: unpublish and publish the workflow to subscribe there, and delete the old subscription in the old account's app (${IN_THE_APP}).`;
+		if (key.fresh) throw new NodeOperationError(context.getNode(), switched);
+		return refuse(context, switched);
+	}
+	const opened = key.state;
 	const failure = verifyDeliverySignature(rawBody, header, opened.secret, Math.floor(nowMs / 1000));
 	if (failure !== undefined) return refuse(context, SIGNATURE_FAILURE_MESSAGES[failure]);
 	const envelope = parseDeliveryEnvelope(rawBody);

@@ -1,15 +1,17 @@
 // The subscription lifecycle n8n drives: activation calls checkExists, then create if it said false; deactivation,
-// re-publishing and n8n's clean-up after a failed activation call delete. "The service did not answer" is never taken
-// for "it is another account": nothing that may still have events to deliver is forgotten or deleted on a guess.
+// re-publishing a changed trigger and n8n's clean-up after a failed activation call delete. "The service did not
+// answer" is never taken for "it is another account", and a subscription delivering to another URL than this node's
+// (another n8n sharing this one's instance id, or this one before WEBHOOK_URL changed) is never deleted.
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isResourceId } from '../shared/resourceId';
 import { explainSubscribeFailure, unansweredError } from './activationErrors';
-import { heldSubscriptions } from './memory';
+import { recentActivations } from './memory';
 import {
 	bindingOf,
 	forgetSubscription,
+	IN_THE_APP,
 	isOwnedBy,
 	isSameTarget,
 	normaliseEventSelection,
@@ -19,52 +21,59 @@ import {
 	storeSubscription,
 	storeUndeleted,
 	subscriptionDescription,
+	workflowKeyOf,
 } from './records';
-import { IN_THE_APP, openSession, reaches, request, retire, retireUndeleted, SUBSCRIBE_TIMEOUT_MS } from './service';
+import type { StoredSubscription } from './records';
+import { openSession, reaches, request, retire, retireUndeleted, SUBSCRIBE_TIMEOUT_MS } from './service';
 import { sealSecret } from './signingSecret';
 
 function selectedEvents(context: IHookFunctions): string[] {
 	return normaliseEventSelection(context.getNodeParameter('events', []));
 }
 
+function info(context: IHookFunctions, message: string): void {
+	context.logger.info(`Booking Service Trigger: ${message}`, { workflowId: context.getWorkflow().id });
+}
+
+/** A record of this node for another URL: forgotten, never deleted (it may be another n8n's live subscription). */
+function leaveElsewhere(context: IHookFunctions, stored: StoredSubscription, url: string): false {
+	const message = `webhook subscription ${stored.id} delivers to ${stored.webhookUrl}, not to this node's ${url}: another n8n with the same instance id (the same encryption key) holds this workflow, or this n8n's WEBHOOK_URL changed. It is left alone and this node makes its own; if no n8n uses it any more, delete it in the app (${IN_THE_APP}).`;
+	context.logger.warn(`Booking Service Trigger: ${message}`, { workflowId: context.getWorkflow().id });
+	forgetSubscription(context.getWorkflowStaticData('node'));
+	return false;
+}
+
 /** True when the stored subscription is this trigger's, in the credential's account, for this URL and these events. */
 export async function subscriptionExists(this: IHookFunctions): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
 	const stored = readSubscription(nodeData);
+	const url = this.getNodeWebhookUrl('default') ?? '';
 	if (stored === undefined) return false;
 	if (!isOwnedBy(stored, ownerOf(this))) {
-		const message = `subscription ${stored.id} in the stored data was made by another workflow, node or n8n instance (a copy or an import of a workflow carries the original's data). It is left alone; this node makes its own.`;
-		this.logger.info(`Booking Service Trigger: ${message}`, { workflowId: this.getWorkflow().id });
+		const message = `subscription ${stored.id} in the stored data was made by another workflow, node or n8n instance (a copy or an import carries the original's data). It is left alone; this node makes its own.`;
+		info(this, message);
 		forgetSubscription(nodeData);
 		return false;
 	}
+	if (stored.webhookUrl !== url) return leaveElsewhere(this, stored, url);
 	const session = await openSession(this);
 	const reach = await reaches(session, stored);
 	if (reach === 'unknown') {
-		// n8n calls delete to clean up after this failure; that call keeps the subscription (memory.ts).
-		heldSubscriptions.hold(stored.id, Date.now());
+		recentActivations.started(workflowKeyOf(session.owner), Date.now()); // n8n's clean-up then keeps it
 		const { failure } = (await session.account()) as { failure: unknown };
 		const kept = `The trigger's webhook subscription ${stored.id} is kept, with any events it still has to deliver.`;
-		throw unansweredError(
-			this.getNode(),
-			failure,
-			'Could not ask the Booking Service which account the API key belongs to',
-			kept,
-		);
+		const what = 'Could not ask the Booking Service which account the API key belongs to';
+		throw unansweredError(this.getNode(), failure, what, kept);
 	}
-	if (reach === 'yes' && isSameTarget(stored, this.getNodeWebhookUrl('default') ?? '', selectedEvents(this))) {
+	if (reach === 'yes' && isSameTarget(stored, url, selectedEvents(this))) {
 		if (!session.opens(stored)) {
-			const message = `the credential's API key changed (same account). Webhook subscription ${stored.id} is kept, and each of its deliveries is checked by reading its booking from the service until the workflow is published again, which replaces the subscription.`;
+			const message = `the credential's API key changed (same account). Webhook subscription ${stored.id} is kept, and each of its deliveries is checked by reading its booking from the service until the workflow is unpublished and published again, which replaces the subscription.`;
 			session.log('info', message);
 		}
 		await retireUndeleted(session, nodeData, 'left from an earlier change');
 		return true;
 	}
-	const kept = await retire(
-		session,
-		stored,
-		reach === 'yes' ? 'the webhook URL or the events changed' : 'the credential changed',
-	);
+	const kept = await retire(session, stored, reach === 'yes' ? 'the events changed' : 'the credential changed');
 	storeUndeleted(nodeData, [...readUndeleted(nodeData, session.owner), ...(kept === undefined ? [] : [kept])]);
 	forgetSubscription(nodeData);
 	return false;
@@ -73,43 +82,35 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 type Created = { id?: unknown; secret?: unknown } | undefined;
 
 export async function subscribe(this: IHookFunctions): Promise<boolean> {
-	const nodeData = this.getWorkflowStaticData('node');
-	const webhookUrl = this.getNodeWebhookUrl('default');
-	if (webhookUrl === undefined)
-		throw new NodeOperationError(this.getNode(), 'n8n gave no webhook URL for this trigger');
-	const events = selectedEvents(this);
-	if (events.length === 0) throw new NodeOperationError(this.getNode(), 'Choose at least one event to listen for');
-	const session = await openSession(this);
+	const workflow = workflowKeyOf(ownerOf(this));
+	recentActivations.started(workflow, Date.now());
+	recentActivations.made(workflow, this.getNode().id, await makeSubscription(this), Date.now());
+	return true;
+}
+
+async function makeSubscription(context: IHookFunctions): Promise<StoredSubscription> {
+	const node = context.getNode();
+	const nodeData = context.getWorkflowStaticData('node');
+	const webhookUrl = context.getNodeWebhookUrl('default');
+	if (webhookUrl === undefined) throw new NodeOperationError(node, 'n8n gave no webhook URL for this trigger');
+	const events = selectedEvents(context);
+	if (events.length === 0) throw new NodeOperationError(node, 'Choose at least one event to listen for');
+	const session = await openSession(context);
 
 	// The account id is what tells a later change of key from a change of account.
 	const account = await session.account();
 	if ('failure' in account) {
 		const httpCode = (account.failure as { httpCode?: unknown }).httpCode;
 		if (typeof httpCode === 'string' && httpCode !== '429' && !httpCode.startsWith('5')) throw account.failure;
-		throw unansweredError(
-			this.getNode(),
-			account.failure,
-			'Could not read the Booking Service account of the API key',
-			'Nothing was subscribed.',
-		);
+		const what = 'Could not read the Booking Service account of the API key';
+		throw unansweredError(node, account.failure, what, 'Nothing was subscribed.');
 	}
 
-	const description = subscriptionDescription(
-		this.getWorkflow(),
-		this.getNode(),
-		this.getMode() === 'manual',
-		new Date(),
-	);
+	const description = subscriptionDescription(context.getWorkflow(), node, context.getMode() === 'manual', new Date());
 	const body = { url: webhookUrl, events, description };
-	const post = {
-		method: 'POST',
-		path: '/webhooks',
-		body,
-		scope: 'webhooks:manage',
-		timeoutMs: SUBSCRIBE_TIMEOUT_MS,
-	} as const;
+	const post = { method: 'POST', path: '/webhooks', body, scope: 'webhooks:manage' } as const;
 	const [created] = await Promise.all([
-		request<Created>(this, post).catch((error: unknown) => ({ failure: error })),
+		request<Created>(context, { ...post, timeoutMs: SUBSCRIBE_TIMEOUT_MS }).catch((failure: unknown) => ({ failure })),
 		retireUndeleted(session, nodeData, 'left from an earlier change'),
 	]);
 	if (created !== undefined && 'failure' in created) {
@@ -119,7 +120,7 @@ export async function subscribe(this: IHookFunctions): Promise<boolean> {
 			const message = `got no answer to its subscription request; the service may have created it anyway. If the app lists a subscription "${description}" that no active workflow uses, delete it (${IN_THE_APP}).`;
 			session.log('warn', message);
 		}
-		throw explainSubscribeFailure(this.getNode(), created.failure, webhookUrl);
+		throw explainSubscribeFailure(node, created.failure, webhookUrl);
 	}
 	const record = { ...session.owner, baseUrl: session.baseUrl, accountId: account.accountId };
 	if (!isResourceId(created?.id) || typeof created.secret !== 'string' || created.secret === '') {
@@ -127,7 +128,7 @@ export async function subscribe(this: IHookFunctions): Promise<boolean> {
 		if (isResourceId(created?.id))
 			await retire(session, { ...record, id: created.id, sealedSecret: '' }, 'no signing secret');
 		throw new NodeApiError(
-			this.getNode(),
+			node,
 			{ message: 'unexpected subscription response' },
 			{
 				message: 'The Booking Service created no usable webhook subscription (no id or signing secret in its answer)',
@@ -136,27 +137,37 @@ export async function subscribe(this: IHookFunctions): Promise<boolean> {
 		);
 	}
 	const sealedSecret = sealSecret(created.secret, session.apiKey, bindingOf(session.owner));
-	storeSubscription(nodeData, { ...record, id: created.id, sealedSecret, webhookUrl, events });
-	return true;
+	const subscription = { ...record, id: created.id, sealedSecret, webhookUrl, events };
+	storeSubscription(nodeData, subscription);
+	return subscription;
 }
 
-/** Never throws: n8n stops deactivating on a throw. What could not be deleted is recorded and tried again later. */
+/**
+ * Never throws: n8n stops deactivating on a throw. What could not be deleted is recorded and tried again later. In n8n's
+ * clean-up after a failed activation, only a subscription that activation made (never saved) is deleted.
+ */
 export async function unsubscribe(this: IHookFunctions): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
 	const owner = ownerOf(this);
+	const url = this.getNodeWebhookUrl('default') ?? '';
 	const stored = readSubscription(nodeData);
 	const own = stored !== undefined && isOwnedBy(stored, owner) ? stored : undefined;
-	if (own !== undefined && heldSubscriptions.release(own.id, Date.now())) {
-		const message = `webhook subscription ${own.id} is kept: the activation that just failed could not ask the service whether it is still this trigger's. The next activation uses it or replaces it.`;
-		this.logger.info(`Booking Service Trigger: ${message}`, { workflowId: this.getWorkflow().id });
-		return true;
+	const recent = recentActivations.of(workflowKeyOf(owner), this.getNode().id, Date.now());
+	const unsaved: StoredSubscription[] =
+		recent.made?.webhookUrl === url && recent.made.id !== own?.id ? [recent.made] : [];
+	if (recent.failed) {
+		if (own !== undefined) info(this, `webhook subscription ${own.id} is kept: the workflow's activation just failed.`);
+	} else {
+		if (own !== undefined && own.webhookUrl !== url) leaveElsewhere(this, own, url);
+		if (own?.webhookUrl === url) unsaved.push(own);
+		forgetSubscription(nodeData);
 	}
-	const records = [...(own === undefined ? [] : [own]), ...readUndeleted(nodeData, owner)];
-	forgetSubscription(nodeData);
+	const records = [...readUndeleted(nodeData, owner), ...unsaved];
 	storeUndeleted(nodeData, records);
 	if (records.length === 0) return true;
 	try {
-		await retireUndeleted(await openSession(this), nodeData, 'the workflow was deactivated');
+		const why = recent.failed ? 'made by the activation that failed' : 'the workflow was deactivated';
+		await retireUndeleted(await openSession(this), nodeData, why);
 	} catch (error) {
 		// e.g. the credential was deleted: everything stays recorded for the next activation.
 		const ids = records.map((record) => record.id).join(', ');

@@ -1,11 +1,11 @@
-// Everything the trigger keeps in this process's memory, each part bounded: what has run (event ids and booking
-// facts), the signing secrets opened, and the budget for work done for requests not yet verified. Nothing here is
-// written to static data: n8n 2.20+ drops what webhook() writes when it starts an execution, and a write could put
-// back a record main replaced meanwhile (queue mode). So all of it is per process and lost on a restart.
+// Everything the trigger keeps in this process's memory, each part bounded. None of it goes to static data: n8n 2.20+
+// drops what webhook() writes when it starts an execution, and a write could put back a record main replaced meanwhile
+// (queue mode). So all of it is per process and lost on a restart.
 import { createHash } from 'crypto';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
+import type { StoredSubscription } from './records';
 import type { SecretBinding } from './signingSecret';
 
 /** Who remembers: one trigger node of one workflow, per n8n instance and URL kind (test or production). */
@@ -62,16 +62,10 @@ export class RunMemory {
 		if (this.#get(eventKey) !== undefined) return 'repeat';
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
-		if (proof === 'checked' && factMark !== undefined) return 'factRan';
 		this.#set(eventKey, 'event');
-		if (proof === 'signed' && factMark === 'checked') return 'factRan';
+		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) return 'factRan';
 		if (factKey !== undefined) this.#set(factKey, proof);
 		return 'run';
-	}
-
-	/** Whether this event id ran, without recording anything (a cheap check before work for an unverified request). */
-	hasRun(scope: string, eventId: string): boolean {
-		return this.#get(this.#key(scope, `event:${eventId}`)) !== undefined;
 	}
 
 	get size(): number {
@@ -98,35 +92,36 @@ export class RunMemory {
 
 /** An opened secret is trusted this long, then the credential is read again: a rotated key is noticed within it. */
 export const OPENED_SECRET_TTL_MS = 5 * 60_000;
-/** A sealed secret that would not open is not tried again for this long: a fixed credential is picked up after it. */
-export const UNREADABLE_RETRY_MS = 60_000;
+/** What a key that cannot open the secret means (rotated or switched) is asked again after this. */
+export const KEY_CHANGE_TTL_MS = 60_000;
 /** Far more than the subscriptions of any real n8n; only static data's sealed values can open, which no sender adds. */
 export const SECRETS_KEPT = 5_000;
 
-export type Opened = { secret: string } | 'unreadable' | undefined;
+/** The signing secret, or why the credential's key cannot open it: a new key of the same account, or another account. */
+export type KeyState = { secret: string } | 'rotated' | 'switched';
 
 const keyOf = (binding: SecretBinding, sealed: string) => JSON.stringify([binding.workflowId, binding.nodeId, sealed]);
 
 export class SecretMemory {
-	readonly #entries = new Map<string, { secret?: string; untilMs: number }>();
+	readonly #entries = new Map<string, { state: KeyState; untilMs: number }>();
 	readonly #maxEntries: number;
 
 	constructor(maxEntries: number = SECRETS_KEPT) {
 		this.#maxEntries = maxEntries;
 	}
 
-	/** The secret, 'unreadable' while a failed opening is remembered, or undefined: read the credential and open it. */
-	get(binding: SecretBinding, sealed: string, nowMs: number): Opened {
+	/** Undefined when nothing is remembered, or no longer: read the credential and open the secret again. */
+	get(binding: SecretBinding, sealed: string, nowMs: number): KeyState | undefined {
 		const key = keyOf(binding, sealed);
 		const entry = this.#entries.get(key);
 		if (entry === undefined || entry.untilMs <= nowMs) return undefined;
 		setAsNewest(this.#entries, key, entry, this.#maxEntries); // the trigger used last is the last to be evicted
-		return entry.secret === undefined ? 'unreadable' : { secret: entry.secret };
+		return entry.state;
 	}
 
-	remember(binding: SecretBinding, sealed: string, secret: string | undefined, nowMs: number): void {
-		const untilMs = nowMs + (secret === undefined ? UNREADABLE_RETRY_MS : OPENED_SECRET_TTL_MS);
-		setAsNewest(this.#entries, keyOf(binding, sealed), { secret, untilMs }, this.#maxEntries);
+	remember(binding: SecretBinding, sealed: string, state: KeyState, nowMs: number): void {
+		const untilMs = nowMs + (typeof state === 'string' ? KEY_CHANGE_TTL_MS : OPENED_SECRET_TTL_MS);
+		setAsNewest(this.#entries, keyOf(binding, sealed), { state, untilMs }, this.#maxEntries);
 	}
 
 	get size(): number {
@@ -139,6 +134,7 @@ export interface BudgetLimits {
 	perSecond: number;
 }
 
+/** Tokens refilled at a rate up to a burst; a clock set back refills nothing. */
 export class TokenBucket {
 	readonly #limits: BudgetLimits;
 	#tokens: number;
@@ -149,7 +145,6 @@ export class TokenBucket {
 		this.#tokens = limits.burst;
 	}
 
-	/** The tokens there now, refilled for the time passed; a clock set back refills nothing. */
 	available(nowMs: number): number {
 		const elapsedMs = Number.isNaN(this.#updatedMs) ? 0 : Math.max(0, nowMs - this.#updatedMs);
 		this.#tokens = Math.min(this.#limits.burst, this.#tokens + (elapsedMs / 1000) * this.#limits.perSecond);
@@ -158,20 +153,17 @@ export class TokenBucket {
 	}
 
 	take(nowMs: number): boolean {
-		if (this.available(nowMs) < 1) return false;
-		this.#tokens -= 1;
-		return true;
+		return this.available(nowMs) >= 1 && this.#tokens-- >= 1;
 	}
 }
 
 /** The process's bucket bounds a flood spread over any number of triggers; a third each for one trigger. */
 export const PROCESS_BUDGET: BudgetLimits = { burst: 100, perSecond: 10 };
 export const TRIGGER_BUDGET: BudgetLimits = { burst: 30, perSecond: 3 };
-const TRIGGER_SHARES_KEPT = 1_000;
 
 /**
- * Tokens for work done for a request not yet verified: a credential read (n8n decrypts it) or a booking look-up.
- * Each trigger's share keeps a flood at one URL from starving the others. Empty: 401, which the service retries.
+ * Tokens for work done for a request not yet verified: a credential read (n8n decrypts it) or a look-up at the
+ * service. Each trigger's share (the last 1,000 triggers') keeps a flood at one URL from starving the others.
  */
 export class WorkBudget {
 	readonly #process: TokenBucket;
@@ -185,7 +177,7 @@ export class WorkBudget {
 
 	take(scope: string, nowMs: number): boolean {
 		const share = this.#shares.get(scope) ?? new TokenBucket(this.#perTrigger);
-		setAsNewest(this.#shares, scope, share, TRIGGER_SHARES_KEPT);
+		setAsNewest(this.#shares, scope, share, 1_000);
 		if (share.available(nowMs) < 1 || this.#process.available(nowMs) < 1) return false;
 		return share.take(nowMs) && this.#process.take(nowMs);
 	}
@@ -195,26 +187,45 @@ export class WorkBudget {
 	}
 }
 
-/** n8n's clean-up calls `delete` right after a failed activation, in the same call chain: well within a minute. */
-const HOLD_MS = 60_000;
+/** n8n's clean-up comes right after a failed activation, in the same call; 2.41 retries a failed one within seconds. */
+const RECENT_MS = 30_000;
 
 /**
- * Subscriptions whose activation failed because the service could not be asked whether they are still this
- * trigger's: the `delete` of n8n's clean-up must keep them, as they may have events pending. Asking ends the hold.
+ * Each workflow's activation of the last moments. When one fails, n8n calls `delete` on every webhook node to clean up,
+ * with the static data as stored — without what the failed activation made, which is never saved. That `delete` must
+ * not delete a subscription that may still have events to deliver, and must not leave one just made behind.
  */
-export class HeldSubscriptions {
-	readonly #until = new Map<string, number>();
+export class RecentActivations {
+	readonly #byWorkflow = new Map<string, { untilMs: number; failed: boolean; made: Map<string, StoredSubscription> }>();
 
-	hold = (subscriptionId: string, nowMs: number) => setAsNewest(this.#until, subscriptionId, nowMs + HOLD_MS, 1_000);
+	/** An activation step that may fail: until `made`, a clean-up keeps every subscription it finds. */
+	started(workflow: string, nowMs: number): void {
+		this.#entry(workflow, nowMs).failed = true;
+	}
 
-	release(subscriptionId: string, nowMs: number): boolean {
-		const until = this.#until.get(subscriptionId) ?? Number.NEGATIVE_INFINITY;
-		this.#until.delete(subscriptionId);
-		return until > nowMs;
+	made(workflow: string, nodeId: string, subscription: StoredSubscription, nowMs: number): void {
+		const entry = this.#entry(workflow, nowMs);
+		entry.failed = false;
+		entry.made.set(nodeId, subscription);
+	}
+
+	of(workflow: string, nodeId: string, nowMs: number): { failed: boolean; made?: StoredSubscription } {
+		const entry = this.#byWorkflow.get(workflow);
+		if (entry === undefined || entry.untilMs <= nowMs) return { failed: false };
+		return { failed: entry.failed, made: entry.made.get(nodeId) };
+	}
+
+	#entry(workflow: string, nowMs: number) {
+		const current = this.#byWorkflow.get(workflow);
+		const entry =
+			current !== undefined && current.untilMs > nowMs ? current : { untilMs: 0, failed: false, made: new Map() };
+		entry.untilMs = nowMs + RECENT_MS;
+		setAsNewest(this.#byWorkflow, workflow, entry, 1_000);
+		return entry;
 	}
 }
 
 export const runMemory = new RunMemory();
 export const secretMemory = new SecretMemory();
 export const workBudget = new WorkBudget();
-export const heldSubscriptions = new HeldSubscriptions();
+export const recentActivations = new RecentActivations();

@@ -1,11 +1,14 @@
 // The trigger's records in node static data (n8n keeps a separate copy for a test run). Static data travels with
 // exports, copies and imports into another n8n: hence `sealedSecret`, never the secret, and an owner in every record —
 // a record another workflow, node or n8n instance wrote is never acted on, only forgotten.
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
 
 import { ALL_EVENTS } from '../shared/booking';
 import { isResourceId } from '../shared/resourceId';
 import type { SecretBinding } from './signingSecret';
+
+/** Where the app lists an account's keys and webhook subscriptions. */
+export const IN_THE_APP = 'Settings → API keys and webhooks';
 
 /** The contract's limits for POST /webhooks. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
@@ -33,16 +36,14 @@ export interface StoredSubscription extends SubscriptionRecord {
 	events: string[];
 }
 
-export function ownerOf(context: {
-	getWorkflow(): { id?: string };
-	getNode(): { id: string };
-	getInstanceId(): string;
-}): Owner {
-	return {
-		workflowId: String(context.getWorkflow().id ?? ''),
-		nodeId: context.getNode().id,
-		instanceId: context.getInstanceId(),
-	};
+export function ownerOf(context: IHookFunctions | IWebhookFunctions): Owner {
+	const workflowId = String(context.getWorkflow().id ?? '');
+	return { workflowId, nodeId: context.getNode().id, instanceId: context.getInstanceId() };
+}
+
+/** n8n activates and cleans up a workflow's webhook nodes together. */
+export function workflowKeyOf(owner: Owner): string {
+	return JSON.stringify([owner.instanceId, owner.workflowId]);
 }
 
 /** The secret's binding leaves the instance out: a sealed value opens wherever the workflow and its key are. */
@@ -51,9 +52,8 @@ export function bindingOf(owner: Owner): SecretBinding {
 }
 
 export function isOwnedBy(record: Owner, owner: Owner): boolean {
-	return (
-		record.workflowId === owner.workflowId && record.nodeId === owner.nodeId && record.instanceId === owner.instanceId
-	);
+	const { workflowId, nodeId, instanceId } = owner;
+	return record.workflowId === workflowId && record.nodeId === nodeId && record.instanceId === instanceId;
 }
 
 /** `*` alone covers every kind; sorted, so reordering the selection in the editor is not a change of subscription. */
@@ -64,12 +64,14 @@ export function normaliseEventSelection(selected: unknown): string[] {
 }
 
 const RECORD_FIELDS = ['id', 'workflowId', 'nodeId', 'instanceId', 'baseUrl', 'accountId', 'sealedSecret'] as const;
+const recordOf = (record: SubscriptionRecord) =>
+	Object.fromEntries(RECORD_FIELDS.map((field) => [field, record[field]]));
 
 function readRecord(value: unknown): SubscriptionRecord | undefined {
 	if (typeof value !== 'object' || value === null) return undefined;
 	const record = value as Record<string, unknown>;
 	if (!RECORD_FIELDS.every((field) => typeof record[field] === 'string') || !isResourceId(record.id)) return undefined;
-	return Object.fromEntries(RECORD_FIELDS.map((field) => [field, record[field]])) as unknown as SubscriptionRecord;
+	return recordOf(record as unknown as SubscriptionRecord) as unknown as SubscriptionRecord;
 }
 
 /** The stored subscription, whoever wrote it (see isOwnedBy); undefined when there is none or it is unreadable. */
@@ -90,22 +92,15 @@ export function forgetSubscription(nodeData: IDataObject): void {
 
 /** This trigger's subscriptions whose DELETE failed, tried again on every activation and deactivation. */
 export function readUndeleted(nodeData: IDataObject, owner: Owner): SubscriptionRecord[] {
-	const entries = Array.isArray(nodeData.undeleted) ? (nodeData.undeleted as unknown[]) : [];
-	return entries
-		.map(readRecord)
-		.filter((record): record is SubscriptionRecord => record !== undefined && isOwnedBy(record, owner));
+	const records = (Array.isArray(nodeData.undeleted) ? (nodeData.undeleted as unknown[]) : []).map(readRecord);
+	return records.filter((record): record is SubscriptionRecord => record !== undefined && isOwnedBy(record, owner));
 }
 
 /** Kept at most one per possible subscription of an account, the newest. */
 export function storeUndeleted(nodeData: IDataObject, records: SubscriptionRecord[]): void {
-	const unique = [...new Map(records.map((record) => [record.id, record])).values()].slice(
-		-MAX_SUBSCRIPTIONS_PER_ACCOUNT,
-	);
+	const unique = [...new Map(records.map((record) => [record.id, record])).values()];
 	if (unique.length === 0) delete nodeData.undeleted;
-	else
-		nodeData.undeleted = unique.map((record) =>
-			Object.fromEntries(RECORD_FIELDS.map((field) => [field, record[field]])),
-		);
+	else nodeData.undeleted = unique.slice(-MAX_SUBSCRIPTIONS_PER_ACCOUNT).map(recordOf);
 }
 
 export function isSameTarget(stored: StoredSubscription, webhookUrl: string, events: string[]): boolean {
@@ -117,10 +112,10 @@ export function subscriptionDescription(
 	workflow: { id?: string; name?: string },
 	node: INode,
 	isTest: boolean,
-	createdAt: Date,
+	at: Date,
 ): string {
 	const name = workflow.name?.trim() || 'unnamed workflow';
-	const suffix = ` – ${node.name}${isTest ? ' (test URL)' : ''} – workflow ${workflow.id ?? '?'}, ${createdAt.toISOString().slice(0, 16)}Z`;
+	const suffix = ` – ${node.name}${isTest ? ' (test URL)' : ''} – workflow ${workflow.id ?? '?'}, ${at.toISOString().slice(0, 16)}Z`;
 	const prefix = 'n8n: ';
 	const room = MAX_DESCRIPTION_LENGTH - prefix.length - suffix.length;
 	const fitted = name.length <= room ? name : `${name.slice(0, Math.max(0, room - 1))}…`;

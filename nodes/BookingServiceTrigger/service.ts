@@ -1,6 +1,6 @@
 // What the subscription lifecycle asks of the service, one hook call at a time: the credential, the account behind its
-// key (asked at most once), and deleting a subscription only with a key proven to reach its account. n8n waits for
-// the hooks, so every request is one bounded attempt: a 429 fails at once instead of holding n8n for its Retry-After.
+// key, and deleting a subscription only with a key proven to reach its account. n8n waits for the hooks, so every
+// request is one attempt with a deadline: a 429 fails at once instead of holding n8n for its Retry-After.
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -8,24 +8,21 @@ import { normaliseBaseUrl } from '../shared/baseUrl';
 import { isAlreadyGone } from '../shared/serviceErrors';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE, bookingServiceApiRequest } from '../shared/transport';
 import type { BookingServiceRequest } from '../shared/transport';
-import { bindingOf, ownerOf, readUndeleted, storeUndeleted } from './records';
+import { bindingOf, IN_THE_APP, ownerOf, readUndeleted, storeUndeleted } from './records';
 import type { Owner, SubscriptionRecord } from './records';
+import { accountOf, LOOKUP_TIMEOUT_MS } from './serviceCheck';
 import { openSecret } from './signingSecret';
 
-// Worst cases: checkExists and delete 5 s (GET /me) + 5 s (DELETEs, in parallel); create 5 s + 10 s (POST).
-const LOOKUP_TIMEOUT_MS = 5_000;
-export const SUBSCRIBE_TIMEOUT_MS = 10_000;
-
-export const IN_THE_APP = 'Settings → API keys and webhooks';
-
-export type AccountAnswer = { accountId: string } | { failure: unknown };
+// An activation takes 20 s at worst: checkExists 4 s (GET /me) + 4 s (DELETE), create 4 s (GET /me) + 8 s (POST);
+// n8n's clean-up after a failure sends nothing (RecentActivations).
+export const SUBSCRIBE_TIMEOUT_MS = 8_000;
 
 export interface Session {
 	context: IHookFunctions;
 	owner: Owner;
 	apiKey: string;
 	baseUrl: string;
-	account(): Promise<AccountAnswer>;
+	account(): Promise<{ accountId: string } | { failure: unknown }>;
 	/** Whether the credential's key opens the record's sealed secret: the very key it was made with. */
 	opens(record: SubscriptionRecord): boolean;
 	log(level: 'info' | 'warn', message: string): void;
@@ -39,16 +36,6 @@ export async function request<T>(context: IHookFunctions, options: BookingServic
 	})) as T;
 }
 
-async function lookUpAccount(context: IHookFunctions): Promise<AccountAnswer> {
-	try {
-		const me = await request<{ id?: unknown } | undefined>(context, { method: 'GET', path: '/me' });
-		if (typeof me?.id === 'string' && me.id !== '') return { accountId: me.id };
-		return { failure: new Error('the answer to GET /me named no account') };
-	} catch (failure) {
-		return { failure };
-	}
-}
-
 export async function openSession(context: IHookFunctions): Promise<Session> {
 	type Credential = { apiKey?: unknown; baseUrl?: unknown };
 	const credential = await context.getCredentials<Credential>(BOOKING_SERVICE_CREDENTIAL_TYPE);
@@ -56,13 +43,13 @@ export async function openSession(context: IHookFunctions): Promise<Session> {
 	if ('problem' in parsed) throw new NodeOperationError(context.getNode(), parsed.problem);
 	const apiKey = typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
 	const owner = ownerOf(context);
-	let account: Promise<AccountAnswer> | undefined;
+	let account: ReturnType<typeof accountOf> | undefined;
 	return {
 		context,
 		owner,
 		apiKey,
 		baseUrl: parsed.baseUrl,
-		account: async () => await (account ??= lookUpAccount(context)),
+		account: async () => await (account ??= accountOf(context)),
 		opens: (record) => openSecret(record.sealedSecret, apiKey, bindingOf(owner)) !== undefined,
 		log: (level, message) =>
 			context.logger[level](`Booking Service Trigger: ${message}`, {
@@ -90,10 +77,8 @@ export async function retire(
 	const reach = await reaches(session, record);
 	if (reach === 'no') {
 		const where = `it lives at ${record.baseUrl} in account ${record.accountId}, and the credential now points at another account or Base URL`;
-		session.log(
-			'warn',
-			`webhook subscription ${record.id} (${why}) cannot be deleted: ${where}. Delete it in the Booking Service app of that account (${IN_THE_APP}); until then its deliveries here are refused.`,
-		);
+		const message = `webhook subscription ${record.id} (${why}) cannot be deleted: ${where}. Delete it in the Booking Service app of that account (${IN_THE_APP}); until then its deliveries here are refused.`;
+		session.log('warn', message);
 		return undefined;
 	}
 	let failure = 'the service did not say which account the API key belongs to';
@@ -106,10 +91,8 @@ export async function retire(
 			failure = (error as Error).message;
 		}
 	}
-	session.log(
-		'warn',
-		`could not delete webhook subscription ${record.id} (${why}): ${failure}. It is kept and deleted at the next activation or deactivation; you can also delete it in the app (${IN_THE_APP}).`,
-	);
+	const message = `could not delete webhook subscription ${record.id} (${why}): ${failure}. It is kept and deleted at the next activation or deactivation; you can also delete it in the app (${IN_THE_APP}).`;
+	session.log('warn', message);
 	return record;
 }
 

@@ -6,13 +6,14 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { isResourceId } from '../shared/resourceId';
 import { bookingServiceApiRequest } from '../shared/transport';
+import type { BookingServiceContext } from '../shared/transport';
 import type { DeliveryEnvelope } from './delivery';
 import { factOf } from './memory';
 import { isFresh } from './signingSecret';
 import type { SignatureHeader } from './signingSecret';
 
-/** Well inside the service's 10-second delivery timeout. */
-const LOOKUP_TIMEOUT_MS = 5_000;
+/** Well inside the service's 10-second delivery timeout; activation: 4 + 4 s in checkExists, 4 + 8 s in create. */
+export const LOOKUP_TIMEOUT_MS = 4_000;
 
 // The service retries a delivery for at least three days (a subscription is disabled only after failures spanning
 // three days, contract Delivery rules 5); a day more. An older booking's facts cannot be announced on demand.
@@ -88,4 +89,16 @@ export async function confirmWithService(
 	}
 	const problem = unproven(envelope.type, fetched, Date.now());
 	return problem === undefined ? { booking: fetched as IDataObject } : { problem };
+}
+
+/** The account behind the credential's key (GET /me, one attempt). */
+export async function accountOf(context: BookingServiceContext): Promise<{ accountId: string } | { failure: unknown }> {
+	try {
+		const request = { method: 'GET', path: '/me', timeoutMs: LOOKUP_TIMEOUT_MS, maxAttempts: 1 } as const;
+		const me = (await bookingServiceApiRequest.call(context, request)) as { id?: unknown } | undefined;
+		if (typeof me?.id === 'string' && me.id !== '') return { accountId: me.id };
+		return { failure: new Error('the answer to GET /me named no account') };
+	} catch (failure) {
+		return { failure };
+	}
 }

@@ -18,7 +18,6 @@ import { normaliseBaseUrl } from './baseUrl';
 import { MAX_RATE_LIMIT_ATTEMPTS, rateLimitWaitMs } from './rateLimit';
 import { rateLimitError, redactorFor, serviceError, unreachableError } from './serviceErrors';
 
-
 export const BOOKING_SERVICE_CREDENTIAL_TYPE = 'bookingServiceApi';
 
 export type BookingServiceContext =
@@ -29,11 +28,7 @@ export type BookingServiceContext =
 	| IWebhookFunctions;
 
 /** The scopes a key can hold (contract: Authentication). */
-export type BookingServiceScope =
-	| 'event_types:read'
-	| 'bookings:read'
-	| 'bookings:write'
-	| 'webhooks:manage';
+export type BookingServiceScope = 'event_types:read' | 'bookings:read' | 'bookings:write' | 'webhooks:manage';
 
 export interface BookingServiceRequest {
 	method: IHttpRequestMethods;
@@ -60,10 +55,7 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 	request: BookingServiceRequest,
 	itemIndex?: number,
 ): Promise<T> {
-	const credential = await this.getCredentials<BookingServiceCredential>(
-		BOOKING_SERVICE_CREDENTIAL_TYPE,
-		itemIndex,
-	);
+	const credential = await this.getCredentials<BookingServiceCredential>(BOOKING_SERVICE_CREDENTIAL_TYPE, itemIndex);
 	const parsedBaseUrl = normaliseBaseUrl(credential.baseUrl);
 	if ('problem' in parsedBaseUrl) {
 		throw new NodeOperationError(this.getNode(), parsedBaseUrl.problem, { itemIndex });
@@ -87,17 +79,15 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 		// Without it the service does not parse the body at all and answers validation_failed.
 		options.headers = { ...options.headers, 'Content-Type': 'application/json' };
 	}
-	const abortSignal =
-		'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
+	const abortSignal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse;
 		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				BOOKING_SERVICE_CREDENTIAL_TYPE,
-				options,
-			)) as IN8nHttpFullResponse;
+			response = await withDeadline(
+				this.helpers.httpRequestWithAuthentication.call(this, BOOKING_SERVICE_CREDENTIAL_TYPE, options),
+				options.timeout as number,
+			);
 		} catch (error) {
 			throw unreachableError(this, error, {
 				request,
@@ -133,4 +123,21 @@ const abortableSleep = sleep as (ms: number, abortSignal?: AbortSignal) => Promi
 // message sends `{}`), so it is sent as JSON text, which the helper passes through.
 function jsonBody(body: IDataObject | undefined): IDataObject | string | undefined {
 	return body !== undefined && Object.keys(body).length === 0 ? '{}' : body;
+}
+
+// n8n's HTTP helper stops its timer once the headers arrive: a body that trickles in byte by byte would hold the
+// request (and an activation n8n waits for) for as long as it lasts. The timeout is a deadline for the whole answer.
+async function withDeadline(request: Promise<unknown>, timeoutMs: number): Promise<IN8nHttpFullResponse> {
+	const stop = new AbortController();
+	const deadline = abortableSleep(timeoutMs, stop.signal).then(() => {
+		if (!stop.signal.aborted)
+			throw Object.assign(new Error(`timeout of ${timeoutMs}ms exceeded`), { code: 'ETIMEDOUT' });
+	});
+	deadline.catch(() => undefined); // ended early (2.x) once the answer came
+	request.catch(() => undefined); // settled after the deadline: nobody waits for it any more
+	try {
+		return (await Promise.race([request, deadline.then(() => request)])) as IN8nHttpFullResponse;
+	} finally {
+		stop.abort();
+	}
 }

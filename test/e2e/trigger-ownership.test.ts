@@ -1,9 +1,12 @@
 // The trigger's subscription belongs to one workflow node, in a real n8n: a copy made through the public API (static
 // data carried along) subscribes for itself and the original keeps receiving; a credential edited in place to another
 // account never sends the old subscription's DELETE there; every refused request reads the same 401; the Event Types
-// option; a DELETE that hangs cannot hold unpublishing; a subscription whose creation answer was lost is recognisable.
+// option; a DELETE that hangs cannot hold unpublishing; a subscription whose creation answer was lost is recognisable;
+// what publishing again does on n8n 2.41, whose publication service calls no hook for an unchanged trigger node.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { WorkflowInput } from '../n8n/client.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WorkflowInput, WorkflowNode } from '../n8n/client.ts';
+import { N8N_HARNESS } from '../n8n/install.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
 import { simulatorCredential, TRIGGER, triggerItemOf, triggerWorkflow } from './workflows.ts';
@@ -222,5 +225,72 @@ describe('bounded and visible (real n8n)', () => {
 		for (const subscription of simulator.control.webhooks()) {
 			await service(simulator, 'DELETE', `/webhooks/${subscription.id}`).catch(() => undefined);
 		}
+	});
+});
+
+/**
+ * "Publish the workflow again", as a user does it in 2.41: a change elsewhere in the workflow (the No Operation node
+ * moved, node ids kept as the editor keeps them), then Publish; waits until the publication is live.
+ */
+async function publishAgainWithAChangeElsewhere(id: string): Promise<void> {
+	const saved = await client.api<WorkflowInput & { nodes: WorkflowNode[] }>('GET', `/workflows/${id}`);
+	const nodes = saved.nodes.map((node): WorkflowNode => (node.name === 'No Operation' ? { ...node, position: [480, 0] } : node));
+	await client.api('PUT', `/workflows/${id}`, { name: saved.name, nodes, connections: saved.connections, settings: {} });
+	await client.activate(id);
+	const { versionId } = await client.api<{ versionId: string }>('GET', `/workflows/${id}`);
+	type Status = { status: string; liveVersionId: string | null; pendingVersionId: string | null };
+	for (let attempt = 0; attempt < 150; attempt++) {
+		const status = await client.rest<Status>('GET', `/workflows/${id}/publication-status`);
+		if (status.status === 'published' && status.liveVersionId === versionId && status.pendingVersionId === null) break;
+		await sleep(200);
+	}
+}
+
+// n8n 2.41's publication service re-registers only trigger nodes whose own registration changed (name, type, version,
+// webhookId, credential reference, parameters): publishing after a change elsewhere calls none of the node's hooks
+// (found by the red-team review of issue 27, R27-8 and R27-10). 1.x and 2.16 remove and add on every publish.
+describe.runIf(N8N_HARNESS.publishApi)('publishing again on n8n 2.41 (real n8n)', () => {
+	it('R27-8: after a key rotation the subscription stays and deliveries are checked until unpublish and publish replace it', async () => {
+		const id = await create(ownedWorkflow('publish: rotation'));
+		await publish(id);
+		const [old] = simulator.control.webhooks();
+		const { key } = simulator.control.createKey('readWrite');
+		await client.rest('PATCH', `/credentials/${credential.id}`, {
+			name: credential.name,
+			type: CREDENTIAL_TYPE,
+			data: { apiKey: key, baseUrl: simulator.baseUrl },
+		});
+		await publishAgainWithAChangeElsewhere(id);
+		expect(simulator.control.webhooks().map((subscription) => subscription.id)).toEqual([old.id]);
+		await book(simulator);
+		await simulator.control.drainDeliveries();
+		expect(await finishedExecutions(id, 1)).toHaveLength(1);
+		expect(client.logTail(400)).toContain(`Unpublish and publish the workflow to renew its webhook subscription ${old.id}`);
+
+		await client.deactivate(id);
+		await publish(id);
+		expect(simulator.control.webhooks().map((subscription) => subscription.id)).not.toContain(old.id);
+		expect(simulator.control.webhooks()).toHaveLength(1);
+	});
+
+	it('R27-10: after a switch to another account, the old account’s next delivery fails an execution that says to unpublish and publish', async () => {
+		const id = await create(ownedWorkflow('publish: account switch'));
+		await publish(id);
+		const [old] = simulator.control.webhooks();
+		await setCredential(otherAccount);
+		await publishAgainWithAChangeElsewhere(id);
+		expect(otherAccount.control.webhooks()).toEqual([]); // no hook ran: nothing subscribed there yet
+
+		await book(simulator);
+		await simulator.control.drainDeliveries();
+		const [failed] = await finishedExecutions(id, 1);
+		expect(failed.status).toBe('error');
+		expect(JSON.stringify(failed.data?.resultData)).toContain('unpublish and publish the workflow to subscribe there');
+
+		await client.deactivate(id);
+		await publish(id);
+		expect(otherAccount.control.webhooks()).toHaveLength(1);
+		expect(deletes(otherAccount)).toEqual([]);
+		await service(simulator, 'DELETE', `/webhooks/${old.id}`); // as the message says: deleted in the old account's app
 	});
 });

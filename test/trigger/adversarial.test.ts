@@ -307,7 +307,7 @@ describe('after the whole suite', () => {
 
 	it('logged a reason for every rejection', () => {
 		const refusals = trigger.logs.filter((line) =>
-			line.message.startsWith('Booking Service Trigger refused a delivery'),
+			line.message.startsWith('Booking Service Trigger: refused a delivery'),
 		);
 		expect(refusals).toHaveLength(rejected.length);
 	});

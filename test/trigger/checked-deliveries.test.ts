@@ -3,7 +3,8 @@
 // the service's booking, each fact once per trigger. Findings of earlier reviews keep their ids (R19-n) in the titles;
 // the limits still open are expected failures (`it.fails`), each stated in docs/webhook-trigger-security.md.
 import { describe, expect, it, vi } from 'vitest';
-import { runMemory } from '../../nodes/BookingServiceTrigger/memory.ts';
+import { OPENED_SECRET_TTL_MS, runMemory } from '../../nodes/BookingServiceTrigger/memory.ts';
+import { TestCredentialsHelper } from '../harness/engine.ts';
 import { unproven } from '../../nodes/BookingServiceTrigger/serviceCheck.ts';
 import { api, freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, rotationSetup, runKinds } from './rotation-support.ts';
@@ -28,7 +29,9 @@ async function rotatedWithLiveBooking({ holdDeliveries }: { holdDeliveries: bool
 }
 
 describe('what a request that cannot be verified proves', () => {
-	it('R19-1: a captured genuine delivery replayed a day later (new event id, fresh t, no key) is refused and starts nothing', async () => {
+	// Acknowledged rather than refused: its booking confirms a change that ran, exactly as the service's own later
+	// delivery of that change would look, and refusing those on every retry could get the subscription disabled (R27-11).
+	it('R19-1: a captured genuine delivery replayed a day later (new event id, fresh t, no key) starts nothing', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
 		await bookLatest(newKey);
@@ -39,10 +42,10 @@ describe('what a request that cannot be verified proves', () => {
 		advance(25 * 3_600_000);
 		const body = forgedBody(captured.type, captured.data.booking);
 		const answer = await trigger.post(body, noSecret(body));
-		expect({ status: answer.status, executions: trigger.executions.length }).toEqual({ status: 401, executions: 1 });
+		expect({ status: answer.status, executions: trigger.executions.length }).toEqual({ status: 200, executions: 1 });
 	});
 
-	it('R19-2: a rescheduled booking posted as booking.created is refused, and the genuine reschedule runs', async () => {
+	it('R19-2: a rescheduled booking posted as booking.created starts nothing, and the genuine reschedule runs', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
 		const { id: bookingId } = await bookLatest(newKey);
@@ -60,7 +63,7 @@ describe('what a request that cannot be verified proves', () => {
 
 		const genuine = sim.control.deliveries().find((entry) => entry.type === 'booking.rescheduled');
 		expect({ forged: forged.status, genuine: genuine?.status, runs: runKinds(trigger) }).toEqual({
-			forged: 401,
+			forged: 200,
 			genuine: 200,
 			runs: ['booking.created', 'booking.rescheduled'],
 		});
@@ -86,7 +89,7 @@ describe('what a request that cannot be verified proves', () => {
 		expect({ replay: replay.status, runs: trigger.executions.length }).toEqual({ replay: 200, runs: 1 });
 	});
 
-	it('an attacker who knows only a booking id (and its public fields) starts nothing', async () => {
+	it('an attacker who knows only a booking id (and its public fields) starts nothing, and learns only what the booking shows', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
 		const { id: bookingId } = await bookLatest(newKey);
@@ -94,7 +97,9 @@ describe('what a request that cannot be verified proves', () => {
 		const real = await api<Record<string, unknown>>(sim, 'GET', `/bookings/${bookingId}`, undefined, newKey);
 		for (const booking of [{ id: bookingId }, { id: bookingId, status: 'confirmed' }, { ...real, manageUrl: 'https://attacker.example/' }, { ...real, extra: true }]) {
 			const body = forgedBody('booking.created', booking);
-			expect((await trigger.post(body, noSecret(body))).status).toBe(401);
+			expect((await trigger.post(body, noSecret(body))).status).toBe(200); // a creation that ran: nothing new
+			const cancelled = forgedBody('booking.cancelled', booking);
+			expect((await trigger.post(cancelled, noSecret(cancelled))).status).toBe(401); // not what the booking shows
 		}
 		expect(trigger.executions).toHaveLength(1);
 	});
@@ -126,7 +131,7 @@ describe('what a request that cannot be verified proves', () => {
 		expect({ forged: forged.status, cancellations }).toEqual({ forged: 200, cancellations: 1 });
 	});
 
-	it('R19-15: a replay of a reschedule that ran signed, out of order with its creation, is refused once the key change is noticed', async () => {
+	it('R19-15: a replay of a reschedule that ran signed, out of order with its creation, starts nothing once the key change is noticed', async () => {
 		const trigger = await activeTrigger();
 		const [subscription] = sim.control.webhooks();
 		sim.control.setDeliveryMode({ shuffle: true }); // the service's own deliveries are played below, in this order
@@ -150,7 +155,7 @@ describe('what a request that cannot be verified proves', () => {
 		const record = (JSON.parse(reschedule.body) as { data: { booking: unknown } }).data.booking;
 		const replay = forgedBody('booking.rescheduled', record);
 		const answer = await trigger.post(replay, noSecret(replay));
-		expect({ status: answer.status, runs: runKinds(trigger) }).toEqual({ status: 401, runs: ['booking.rescheduled', 'booking.created'] });
+		expect({ status: answer.status, runs: runKinds(trigger) }).toEqual({ status: 200, runs: ['booking.rescheduled', 'booking.created'] });
 	});
 
 	it('a silent booking made five days ago, posted as booking.created, is refused: beyond the service’s retry horizon', async () => {
@@ -284,8 +289,8 @@ describe('genuine events that changed again before they were checked', () => {
 	});
 
 	// Two reschedules of one booking whose deliveries are both checked after the second run once, with the latest
-	// state; the other is refused on each of the service's attempts (each a failed delivery, none lost).
-	it('observation: the second of two checked reschedules is answered 401 on every one of the service’s attempts', async () => {
+	// state; the other is acknowledged, not refused on every retry (R27-11: refusals could get the subscription disabled).
+	it('R27-11: of two reschedules checked after the second, one runs with the latest state and both are acknowledged', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
 		const booking = await bookLatest(newKey);
@@ -298,17 +303,128 @@ describe('genuine events that changed again before they were checked', () => {
 		}
 		sim.control.setDeliveryMode({ shuffle: false });
 		await sim.control.drainDeliveries();
-		for (let hour = 0; hour < 4 * 24; hour += 2) {
-			advance(2 * 3_600_000);
-			await sim.control.drainDeliveries();
-		}
 		const statuses = sim.control.deliveries().filter((delivery) => delivery.type === 'booking.rescheduled').map((delivery) => delivery.status);
 		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.rescheduled']);
-		expect(statuses).toEqual([200, 401, 401, 401, 401, 401, 401, 401, 401, 401]);
+		expect(statuses).toEqual([200, 200]);
+	});
+});
+
+describe('red-team review of the rebuilt trigger (R27)', () => {
+	it('R27-6: a forged body under the id of an event that ran gets the same 401 as any forged request', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		await bookLatest(newKey);
+		await sim.control.drainDeliveries();
+		const ran = JSON.parse(trigger.received[0].rawBody.toString('utf8')) as { id: string };
+
+		const body = JSON.stringify({ id: ran.id, type: 'booking.no_show', createdAt: new Date().toISOString(), apiVersion: 'v1', data: { booking: { id: 'abcdefabcdefabcdefabcdef' } } });
+		const answer = await trigger.post(body, { 'Service-Signature': signFromScratch('attacker-has-no-secret', body) });
+		const garbage = await trigger.post(forgedBody('booking.no_show', { id: 'abcdefabcdefabcdefabcdef' }), { 'Service-Signature': 't=1,v1=00' });
+
+		expect(answer).toEqual(garbage);
+		expect(answer.status).toBe(401);
+	});
+
+	it('R27-9: a failed credential read is not taken for a key change: each of two reschedules runs once, with its own state', async () => {
+		const trigger = await activeTrigger();
+		const booking = await bookLatest(sim.apiKeys.readWrite);
+		await sim.control.drainDeliveries(); // the secret is opened here
+		advance(OPENED_SECRET_TTL_MS);
+		sim.control.setDeliveryMode({ shuffle: true }); // the service's own attempts come last, as its retries
+		const { starts } = await freeIntroCallStarts(sim);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'host' });
+		advance(60_000);
+		sim.control.reschedule(booking.id, { start: starts[1], by: 'host' });
+		const [first, second] = sim.control.events().filter((event) => event.type === 'booking.rescheduled');
+		const secret = serviceSecretOf(sim.control.webhooks()[0].id);
+		const deliver = async (event: unknown) => {
+			const body = JSON.stringify(event);
+			return (await trigger.post(body, { 'Service-Signature': signFromScratch(secret, body) })).status;
+		};
+
+		const statuses: number[] = [];
+		await withOneFailedCredentialRead(async () => {
+			statuses.push(await deliver(first), await deliver(second));
+		});
+		advance(61_000);
+		statuses.push(await deliver(second)); // the service's retry
+		sim.control.setDeliveryMode({ shuffle: false });
+		await sim.control.drainDeliveries();
+
+		const runs = trigger.executions.map((execution) => execution.items[0].json as { eventId: string; eventType: string; booking: { start: string } });
+		// The first was refused while the credential could not be read, and ran on the service's retry.
+		expect(statuses[0]).toBe(401);
+		expect(runs.slice(1).map((run) => [run.eventId, run.booking.start]).sort()).toEqual(
+			[[first.id, starts[0]], [second.id, starts[1]]].sort(),
+		);
+	});
+
+	it('R27-11: three reschedules checked after the third on a quiet subscription: acknowledged, never refused, so never disabled', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		const booking = await bookLatest(newKey);
+		await sim.control.drainDeliveries();
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		sim.control.setDeliveryMode({ shuffle: true });
+		for (const start of starts.slice(0, 3)) {
+			advance(60_000);
+			sim.control.reschedule(booking.id, { start, by: 'booker' });
+		}
+		sim.control.setDeliveryMode({ shuffle: false });
+		await sim.control.drainDeliveries();
+		for (let hour = 0; hour < 100; hour++) {
+			advance(3_600_000); // four quiet days: only the service's retries
+			await sim.control.drainDeliveries();
+		}
+		const later = await bookLatest(newKey);
+		await sim.control.drainDeliveries();
+
+		const bookings = trigger.executions.map((execution) => (execution.items[0].json.booking as { id: string }).id);
+		expect(bookings).toContain(later.id);
+		expect(sim.control.webhooks()[0].status).toBe('active');
+	}, 60_000);
+
+	it('two copies of one checked delivery arriving together after a rotation: one run, both acknowledged', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true });
+		await bookLatest(newKey);
+		const [event] = sim.control.events();
+		const secret = serviceSecretOf(sim.control.webhooks()[0].id);
+		const body = JSON.stringify(event);
+		const post = async () => (await trigger.post(body, { 'Service-Signature': signFromScratch(secret, body) })).status;
+		const statuses = await Promise.all([post(), post()]);
+		sim.control.setDeliveryMode({ shuffle: false });
+		await sim.control.drainDeliveries(); // the service's own attempt: a repeat
+
+		expect(statuses).toEqual([200, 200]);
+		expect(trigger.executions).toHaveLength(1);
 	});
 });
 
 describe('limits of a check that proves a fact, not an event (open; stated in the docs)', () => {
+	// Sequence: after a rotation (before the next publish) a booking is made and moved again within the same second —
+	// an automation correcting the time it just booked, or two writes on a service that stamps whole seconds.
+	// serviceCheck.unproven demands updatedAt − createdAt ≥ 1 s for a reschedule, so the genuine booking.rescheduled is
+	// answered 401 on this and every retry: it never runs. (Its creation runs, with the moved time.)
+	// Breaks: "after a key rotation … every event the service sends runs exactly once". The docs state the 1-second rule
+	// but list no such loss among the known limits.
+	it.fails('R27-7: after a rotation, a reschedule in the same second as the booking’s creation is refused on every retry', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		advance(60_000); // Date stands still from here: creation and move share one instant
+		const booking = await bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey); // the earliest; bookLatest took the latest
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'host' });
+		await sim.control.drainDeliveries();
+		for (let retry = 0; retry < 6; retry++) {
+			advance(10 * 60_000); // the service retries what was refused (n8n's clock and the service's move together)
+			await sim.control.drainDeliveries();
+		}
+
+		expect(runKinds(trigger).sort()).toEqual(['booking.created', 'booking.rescheduled']);
+	});
+
 	// A paid booking changed after it was made (the payment), which is all a reschedule leaves on the booking.
 	it.fails('R19-8: a paid booking’s creation record posted as booking.rescheduled (no key) runs as a reschedule', async () => {
 		const trigger = await activeTrigger();
@@ -393,11 +509,29 @@ describe('limits of a check that proves a fact, not an event (open; stated in th
 		const { trigger, newKey, booking } = await rotatedThenCancelled();
 		const record = await api(sim, 'GET', `/bookings/${booking.id}`, undefined, newKey);
 		const first = forgedBody('booking.cancelled', record);
-		expect((await trigger.post(first, noSecret(first))).status).toBe(401);
+		expect((await trigger.post(first, noSecret(first))).status).toBe(200); // acknowledged: the cancellation ran
 		for (let index = 0; index < 100_000; index += 1) runMemory.claim('["other-trigger"]', `evt_${index}`, undefined, 'signed');
 		advance(3_600_000);
 		const replay = forgedBody('booking.cancelled', record);
-		const answer = await trigger.post(replay, noSecret(replay));
-		expect({ status: answer.status, runs: runKinds(trigger) }).toEqual({ status: 401, runs: ['booking.created', 'booking.cancelled'] });
+		await trigger.post(replay, noSecret(replay));
+		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.cancelled']);
 	});
 });
+
+/** n8n fails to read the credential once (the next read after this is armed), then reads it as usual. */
+async function withOneFailedCredentialRead(run: () => Promise<void>): Promise<void> {
+	const original = TestCredentialsHelper.prototype.getDecrypted;
+	let failed = false;
+	TestCredentialsHelper.prototype.getDecrypted = async function (this: TestCredentialsHelper, ...args: Parameters<typeof original>) {
+		if (!failed) {
+			failed = true;
+			throw new Error('Connection terminated unexpectedly');
+		}
+		return await original.apply(this, args);
+	};
+	try {
+		await run();
+	} finally {
+		TestCredentialsHelper.prototype.getDecrypted = original;
+	}
+}

@@ -1,7 +1,8 @@
 // The same workflow on two n8n instances (an export imported elsewhere keeps workflow and node ids; the credential is
 // shared), through n8n-core's hook and webhook contexts: the second instance never deletes the first one's live
-// subscription, and one instance whose webhook URL changed (WEBHOOK_URL) replaces its own. Each harness has its own
-// port, so its own webhook URL; its instance id plays n8n's.
+// subscription — not even when both share an instance id (n8n derives it from the encryption key): a subscription for
+// another URL than the node's own is only ever forgotten and named in the log. Each harness has its own port, so its
+// own webhook URL; its instance id plays n8n's.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TriggerHarness, TriggerHarnessOptions } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
@@ -65,7 +66,30 @@ describe('the same workflow on two n8n instances', () => {
 		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([original.id]);
 	});
 
-	it('one instance whose webhook URL changed replaces its own subscription', async () => {
+	// R27-3: a second n8n that shares the encryption key (a staging copy, a migrated server, a restored backup) has the
+	// same instance id; it imports the workflow with its ids and static data. Deleting "its own" subscription for
+	// another URL would kill the first instance's live one.
+	it('R27-3: a second n8n sharing the instance id never deletes the first one’s subscription; both receive every event', async () => {
+		const first = await instance({ instanceId: 'shared-encryption-key' });
+		await first.activate();
+		const [original] = sim.control.webhooks();
+		const second = await importedInto('shared-encryption-key', first);
+
+		expect(await second.activate()).toEqual({ created: true });
+		const secondsOwn = (second.nodeStaticData.subscription as { id: string }).id;
+		await bookIntroCalls(sim, 1);
+		await sim.control.drainDeliveries();
+		await second.deactivate();
+
+		expect(deletes()).toEqual([secondsOwn]);
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([original.id]);
+		expect(second.logs.some((line) => line.level === 'warn' && line.message.includes(`${original.id} delivers to ${first.productionUrl}`))).toBe(true);
+		// One process plays both instances here, so they share the run memory: the event ran once between them.
+		expect(first.executions.length + second.executions.length).toBeGreaterThanOrEqual(1);
+		expect(sim.control.deliveries().every((delivery) => delivery.status === 200)).toBe(true);
+	});
+
+	it('one instance whose webhook URL changed leaves its old subscription (named in the log) and subscribes the new URL', async () => {
 		const before = await instance({ instanceId: 'instance-a' });
 		await before.activate();
 		const [old] = sim.control.webhooks();
@@ -75,8 +99,9 @@ describe('the same workflow on two n8n instances', () => {
 
 		expect(await after.activate('init')).toEqual({ created: true });
 
-		expect(deletes()).toEqual([old.id]);
-		expect(sim.control.webhooks().map((subscription) => subscription.url)).toEqual([after.productionUrl]);
+		expect(deletes()).toEqual([]);
+		expect(after.logs.some((line) => line.level === 'warn' && line.message.includes(old.id))).toBe(true);
+		expect(sim.control.webhooks().map((subscription) => subscription.url).sort()).toEqual([before.productionUrl, after.productionUrl].sort());
 		await bookIntroCalls(sim, 1);
 		await sim.control.drainDeliveries();
 		expect(after.executions).toHaveLength(1);

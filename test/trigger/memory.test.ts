@@ -6,13 +6,13 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
 	factOf,
-	HeldSubscriptions,
+	KEY_CHANGE_TTL_MS,
 	MAX_RUN_RECORDS,
 	OPENED_SECRET_TTL_MS,
+	RecentActivations,
 	RunMemory,
 	SecretMemory,
 	TokenBucket,
-	UNREADABLE_RETRY_MS,
 	WorkBudget,
 } from '../../nodes/BookingServiceTrigger/memory.ts';
 
@@ -20,13 +20,15 @@ const made = '2026-03-01T09:00:00.000Z';
 const moved = '2026-03-02T10:00:00.000Z';
 const cancelled = factOf('booking.cancelled', { id: 'b1', updatedAt: made });
 
+/** Whether an event id has run: claimed again, it is a repeat (the claim records it when it is not). */
+const hasRun = (memory: RunMemory, scope: string, eventId: string) => memory.claim(scope, eventId, undefined, 'signed') === 'repeat';
+
 describe('RunMemory: has this run?', () => {
 	it('an event id runs once per trigger, whatever it reports; another trigger has its own memory', () => {
 		const memory = new RunMemory();
 		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('run');
 		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('repeat');
 		expect(memory.claim('t', 'evt_1', undefined, 'checked')).toBe('repeat');
-		expect(memory.hasRun('t', 'evt_1')).toBe(true);
 		expect(memory.claim('other', 'evt_1', cancelled, 'signed')).toBe('run');
 	});
 
@@ -36,11 +38,11 @@ describe('RunMemory: has this run?', () => {
 		expect(memory.claim('t', 'evt_2', cancelled, 'signed')).toBe('run');
 	});
 
-	it('a checked request never runs a fact that ran, signed or checked, and records nothing when refused', () => {
+	it('a checked request never runs a fact that ran, signed or checked; its event id is then a repeat', () => {
 		const memory = new RunMemory();
 		memory.claim('t', 'evt_signed', cancelled, 'signed');
 		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('factRan');
-		expect(memory.hasRun('t', 'evt_replay')).toBe(false);
+		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('repeat');
 		const noShow = factOf('booking.no_show', { id: 'b2' });
 		expect(memory.claim('t', 'evt_a', noShow, 'checked')).toBe('run');
 		expect(memory.claim('t', 'evt_b', noShow, 'checked')).toBe('factRan');
@@ -72,13 +74,12 @@ describe('RunMemory: has this run?', () => {
 			largest = Math.max(largest, memory.size);
 		}
 		expect(largest).toBe(MAX_RUN_RECORDS);
-		expect(memory.hasRun('t0', 'evt_first')).toBe(true);
 		// One more drops the older generation, and the first with it; the newer half is all kept.
 		memory.claim('t1', 'evt_last', undefined, 'signed');
 		expect(memory.size).toBe(MAX_RUN_RECORDS / 2 + 1);
-		expect(memory.hasRun('t0', 'evt_first')).toBe(false);
 		const oldestKept = MAX_RUN_RECORDS / 2 - 1;
-		expect(memory.hasRun(`t${oldestKept % 300}`, `evt_${oldestKept}`)).toBe(true);
+		expect(hasRun(memory, `t${oldestKept % 300}`, `evt_${oldestKept}`)).toBe(true);
+		expect(hasRun(memory, 't0', 'evt_first')).toBe(false);
 	});
 
 	it('an entry is a fixed-size digest, whatever the sender put in the event id or the booking', () => {
@@ -113,11 +114,11 @@ describe('RunMemory: has this run?', () => {
 const binding = { workflowId: 'wf_1', nodeId: '6f1f0c1e-1111-4c4c-9999-0123456789ab' };
 const secret = 'whsec_4f9c2d1e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a';
 
-describe('SecretMemory: signing secrets opened in this process', () => {
+describe('SecretMemory: what the credential’s key makes of each sealed secret', () => {
 	it('gives back a secret for the same workflow, node and sealed value until its time is up', () => {
 		const memory = new SecretMemory(10);
 		expect(memory.get(binding, 'v1.sealed', 0)).toBeUndefined();
-		memory.remember(binding, 'v1.sealed', secret, 0);
+		memory.remember(binding, 'v1.sealed', { secret }, 0);
 		expect(memory.get({ ...binding }, 'v1.sealed', OPENED_SECRET_TTL_MS - 1)).toEqual({ secret });
 		// Then the credential is read again: a key rotated meanwhile is noticed.
 		expect(memory.get(binding, 'v1.sealed', OPENED_SECRET_TTL_MS)).toBeUndefined();
@@ -125,37 +126,39 @@ describe('SecretMemory: signing secrets opened in this process', () => {
 
 	it('misses for a new sealed value, or another workflow or node holding the same one; keeps the key parts apart', () => {
 		const memory = new SecretMemory(10);
-		memory.remember(binding, 'v1.sealed', secret, 0);
+		memory.remember(binding, 'v1.sealed', { secret }, 0);
 		expect(memory.get(binding, 'v1.other', 0)).toBeUndefined();
 		expect(memory.get({ ...binding, workflowId: 'wf_2' }, 'v1.sealed', 0)).toBeUndefined();
 		expect(memory.get({ ...binding, nodeId: 'other' }, 'v1.sealed', 0)).toBeUndefined();
-		memory.remember({ workflowId: 'wf', nodeId: 'a/b' }, 'v1.x', secret, 0);
+		memory.remember({ workflowId: 'wf', nodeId: 'a/b' }, 'v1.x', { secret }, 0);
 		expect(memory.get({ workflowId: 'wf/a', nodeId: 'b' }, 'v1.x', 0)).toBeUndefined();
 	});
 
-	it('remembers a sealed value that would not open for a minute, then tries again', () => {
+	it('remembers a key that cannot open the secret (rotated, or another account) for a minute, then asks again', () => {
 		const memory = new SecretMemory(10);
-		memory.remember(binding, 'v1.sealed', undefined, 1_000);
-		expect(memory.get(binding, 'v1.sealed', 1_000 + UNREADABLE_RETRY_MS - 1)).toBe('unreadable');
-		expect(memory.get(binding, 'v1.sealed', 1_000 + UNREADABLE_RETRY_MS)).toBeUndefined();
+		memory.remember(binding, 'v1.sealed', 'rotated', 1_000);
+		expect(memory.get(binding, 'v1.sealed', 1_000 + KEY_CHANGE_TTL_MS - 1)).toBe('rotated');
+		expect(memory.get(binding, 'v1.sealed', 1_000 + KEY_CHANGE_TTL_MS)).toBeUndefined();
+		memory.remember(binding, 'v1.sealed', 'switched', 0);
+		expect(memory.get(binding, 'v1.sealed', 0)).toBe('switched');
 	});
 
 	it('is bounded, forgetting the trigger that received a delivery least recently', () => {
 		const memory = new SecretMemory(2);
 		const of = (nodeId: string) => ({ ...binding, nodeId });
-		memory.remember(of('a'), 'v1.a', 'secret-a', 0);
-		memory.remember(of('b'), 'v1.b', 'secret-b', 0);
+		memory.remember(of('a'), 'v1.a', { secret: 'secret-a' }, 0);
+		memory.remember(of('b'), 'v1.b', { secret: 'secret-b' }, 0);
 		expect(memory.get(of('a'), 'v1.a', 0)).toEqual({ secret: 'secret-a' });
-		memory.remember(of('c'), 'v1.c', 'secret-c', 0);
+		memory.remember(of('c'), 'v1.c', { secret: 'secret-c' }, 0);
 		expect(memory.get(of('b'), 'v1.b', 0)).toBeUndefined();
 		expect(memory.get(of('a'), 'v1.a', 0)).toEqual({ secret: 'secret-a' });
-		for (let index = 0; index < 50_000; index++) memory.remember({ workflowId: `wf_${index}`, nodeId: 'n' }, `v1.${index}`, undefined, 0);
+		for (let index = 0; index < 50_000; index++) memory.remember({ workflowId: `wf_${index}`, nodeId: 'n' }, `v1.${index}`, 'rotated', 0);
 		expect(memory.size).toBe(2);
 	});
 
 	it('does not show its secrets when logged or serialized', () => {
 		const memory = new SecretMemory(10);
-		memory.remember(binding, 'v1.sealed', secret, 0);
+		memory.remember(binding, 'v1.sealed', { secret }, 0);
 		expect(JSON.stringify(memory)).not.toContain(secret);
 		expect(String(memory)).not.toContain(secret);
 		expect(inspect(memory, { showHidden: true, depth: 10 })).not.toContain(secret);
@@ -198,17 +201,27 @@ describe('WorkBudget: work for requests not yet verified', () => {
 	});
 });
 
-describe('HeldSubscriptions: kept through the clean-up after a failed activation', () => {
-	it('holds a subscription for the next delete only, and only for a minute; bounded', () => {
-		const held = new HeldSubscriptions();
-		held.hold('sub_1', 0);
-		expect(held.release('sub_2', 0)).toBe(false);
-		expect(held.release('sub_1', 59_999)).toBe(true);
-		expect(held.release('sub_1', 59_999)).toBe(false);
-		held.hold('sub_3', 0);
-		expect(held.release('sub_3', 60_000)).toBe(false);
-		for (let index = 0; index < 5_000; index++) held.hold(`sub_${index}`, 0);
-		expect(held.release('sub_0', 0)).toBe(false);
-		expect(held.release('sub_4999', 0)).toBe(true);
+describe('RecentActivations: n8n’s clean-up after a failed activation', () => {
+	const made = { id: 'a'.repeat(24), workflowId: 'wf', nodeId: 'n1', instanceId: 'i', baseUrl: 'b', accountId: 'x', sealedSecret: 's', webhookUrl: 'u', events: ['*'] };
+
+	it('a step that may fail holds the workflow until it succeeds; what it made is remembered per node, for 30 s', () => {
+		const recent = new RecentActivations();
+		expect(recent.of('wf', 'n1', 0)).toEqual({ failed: false });
+		recent.started('wf', 0);
+		expect(recent.of('wf', 'n1', 1)).toEqual({ failed: true, made: undefined });
+		recent.made('wf', 'n1', made, 2);
+		expect(recent.of('wf', 'n1', 3)).toEqual({ failed: false, made });
+		recent.started('wf', 4); // the next node of the same activation, which fails
+		expect(recent.of('wf', 'n1', 5)).toEqual({ failed: true, made });
+		expect(recent.of('wf', 'n2', 5)).toEqual({ failed: true, made: undefined });
+		expect(recent.of('other', 'n1', 5)).toEqual({ failed: false });
+		expect(recent.of('wf', 'n1', 30_004)).toEqual({ failed: false });
+	});
+
+	it('is bounded: the last 1,000 workflows', () => {
+		const recent = new RecentActivations();
+		for (let index = 0; index < 5_000; index++) recent.started(`wf${index}`, 0);
+		expect(recent.of('wf0', 'n', 1).failed).toBe(false);
+		expect(recent.of('wf4999', 'n', 1).failed).toBe(true);
 	});
 });

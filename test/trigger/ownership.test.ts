@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { startTestSimulator, useTestSimulator } from '../harness/fixtures.ts';
+import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
 import { bookIntroCalls, signFromScratch, syntheticEvent } from './support.ts';
 
@@ -154,6 +155,25 @@ describe('the credential switched to another account', () => {
 	});
 });
 
+describe('the credential switched to another account, whose service does not answer', () => {
+	it('an account switch whose new account answers 429 while subscribing never deletes with the new key; the retry subscribes there', async () => {
+		const harness = await trigger();
+		await harness.activate();
+		const [old] = sim.control.webhooks();
+		const other = await startSimulator({ allowInsecureWebhookTargets: true, rateLimit: false, seed: 2 });
+		otherSimulators.push(other);
+		harness.setCredential({ apiKey: other.apiKeys.readWrite, baseUrl: other.baseUrl });
+		other.control.addFault({ method: 'GET', path: '/me', count: 1, kind: 'rate_limit', retryAfterSeconds: 600 });
+		await expect(harness.activate()).rejects.toThrow(/Could not read the Booking Service account/);
+		expect(await harness.activate()).toEqual({ created: true });
+
+		const deletes = [sim, other].flatMap((service) => service.control.requests().filter((request) => request.method === 'DELETE'));
+		expect(deletes).toEqual([]);
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([old.id]);
+		expect(other.control.webhooks()).toHaveLength(1);
+	});
+});
+
 describe('a subscription this node replaced but could not delete', () => {
 	it('stays recorded and is deleted at the next activation; until then its deliveries start nothing', async () => {
 		const harness = await trigger();
@@ -246,7 +266,7 @@ describe('a subscription whose creation answer was lost', () => {
 });
 
 describe('refusals', () => {
-	it('while the secret cannot be read, a flood of requests reads the credential once', async () => {
+	it('while the secret cannot be read, a flood of requests reads the credential for one look at the account only', async () => {
 		const harness = await trigger();
 		await harness.activate();
 		harness.editNodeStaticData((nodeData) => {
@@ -260,7 +280,8 @@ describe('refusals', () => {
 			const answer = await harness.post(body, { 'Service-Signature': signFromScratch('guess', body) });
 			expect(answer).toEqual({ status: 401, body: 'Unauthorized' });
 		}
-		expect(harness.credentialReads - readsBefore).toBe(1);
+		// The node's own read, and GET /me's (n8n's HTTP helper reads it again to authenticate): once a minute at most.
+		expect(harness.credentialReads - readsBefore).toBeLessThanOrEqual(3);
 		expect(harness.executions).toEqual([]);
 	});
 
