@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
+import { CREDENTIAL_TEST_METHOD, testBookingServiceCredential } from '../shared/credentialTest';
 import * as account from './actions/account';
 import * as booking from './actions/booking';
 import * as eventType from './actions/eventType';
@@ -29,7 +29,7 @@ export class BookingService implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: BOOKING_SERVICE_CREDENTIAL_TYPE, required: true }],
+		credentials: [{ name: 'bookingServiceApi', required: true, testedBy: 'bookingServiceApiTest' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -61,7 +61,11 @@ export class BookingService implements INodeType {
 		],
 	};
 
-	methods = { listSearch, loadOptions };
+	methods = {
+		listSearch,
+		loadOptions,
+		credentialTest: { [CREDENTIAL_TEST_METHOD]: testBookingServiceCredential },
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -13,7 +13,7 @@ import {
 	eventTypesFilterOption,
 	nameLanguageOption,
 } from '../shared/descriptions';
-import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
+import { CREDENTIAL_TEST_METHOD, testBookingServiceCredential } from '../shared/credentialTest';
 import { searchEventTypes } from '../shared/eventTypeSearch';
 import { subscribe, subscriptionExists, unsubscribe } from './lifecycle';
 import { receiveDelivery } from './receive';
@@ -36,12 +36,7 @@ export class BookingServiceTrigger implements INodeType {
 		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: BOOKING_SERVICE_CREDENTIAL_TYPE,
-				required: true,
-			},
-		],
+		credentials: [{ name: 'bookingServiceApi', required: true, testedBy: 'bookingServiceApiTest' }],
 		webhooks: [
 			{
 				name: 'default',
@@ -92,7 +87,10 @@ export class BookingServiceTrigger implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchEventTypes } };
+	methods = {
+		listSearch: { searchEventTypes },
+		credentialTest: { [CREDENTIAL_TEST_METHOD]: testBookingServiceCredential },
+	};
 
 	webhookMethods = {
 		default: {
