@@ -22,7 +22,10 @@ export class BookingService implements INodeType {
 		icon: { light: 'file:bookingService.svg', dark: 'file:bookingService.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// The operation and resource by the names the panel shows, as n8n's own nodes show them ("Get Many: Booking");
+		// test/engine/methods-and-credential.test.ts checks every pair against the options.
+		subtitle:
+			'={{ ({ get: "Get", getMany: "Get Many", getSlots: "Get Available Slots", create: "Create", cancel: "Cancel", delete: "Delete" })[$parameter["operation"]] + ": " + ({ account: "Account", booking: "Booking", eventType: "Event Type", invite: "Invite", webhookSubscription: "Webhook Subscription" })[$parameter["resource"]] }}',
 		description:
 			'Read and change bookings of a Booking Service account: list and create bookings, cancel them, check availability, send single-use booking links and manage webhook subscriptions',
 		defaults: { name: 'Booking Service' },

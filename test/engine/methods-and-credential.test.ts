@@ -4,7 +4,8 @@
  */
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { ICredentialTestFunctions, INodeType } from 'n8n-workflow';
+import type { ICredentialTestFunctions, INodePropertyOptions, INodeType } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { BookingServiceApi } from '../../credentials/BookingServiceApi.credentials.ts';
@@ -16,6 +17,7 @@ import { getTimeZones } from '../../nodes/BookingService/methods/loadOptions.ts'
 import {
 	bookingServiceNode,
 	createLoadOptionsContext,
+	createNodeTypes,
 	TestCredentialsHelper,
 } from '../harness/engine.ts';
 import { credentialsFor, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
@@ -130,6 +132,33 @@ describe('Time zones', () => {
 		expect(zones[0]).toEqual({ name: 'UTC', value: 'UTC' });
 		expect(zones).toContainEqual({ name: 'America/New York', value: 'America/New_York' });
 		expect(zones.length).toBeGreaterThan(300);
+	});
+});
+
+describe('Subtitle on the canvas', () => {
+	it('names the operation and resource as the panel shows them, for every pair, as the editor evaluates it', () => {
+		const node = new BookingService();
+		const resources = node.description.properties.find((property) => property.name === 'resource')!;
+		const pairs: Array<[string, string, string]> = [];
+		for (const resource of resources.options as INodePropertyOptions[]) {
+			const operations = node.description.properties.find(
+				(property) =>
+					property.name === 'operation' &&
+					(property.displayOptions?.show?.resource ?? []).includes(resource.value as string),
+			)!;
+			for (const operation of operations.options as INodePropertyOptions[]) {
+				pairs.push([String(resource.value), String(operation.value), `${operation.name}: ${resource.name}`]);
+			}
+		}
+		// What the canvas shows: the description's subtitle, evaluated by n8n's expression engine for the node.
+		const shown = pairs.map(([resource, operation]) => {
+			const instance = bookingServiceNode('Booking Service', { resource, operation });
+			const workflow = new Workflow({ nodes: [instance], connections: {}, active: false, nodeTypes: createNodeTypes() });
+			return workflow.expression.getSimpleParameterValue(instance, node.description.subtitle!, 'internal', {});
+		});
+		expect(shown).toEqual(pairs.map(([, , expected]) => expected));
+		expect(shown).toContain('Get Available Slots: Event Type');
+		expect(pairs).toHaveLength(10);
 	});
 });
 
