@@ -40,7 +40,7 @@ describe('normaliseBaseUrl', () => {
 
 	it.each([
 		['', /is empty/],
-		['api.example.com/v1', /not a valid URL/],
+		['api.example.com/v1', /must start with https:\/\//],
 		['ftp://api.example.com/v1', /must start with https:\/\//],
 		['https://user:pass@api.example.com/v1', /must not contain a user name or password/],
 		['https://api.example.com/v1?key=1', /must not contain a query/],
