@@ -132,7 +132,10 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 			(request) => {
 				measured.invalidEmailError = latestToolResults(request)[0];
 				const error = toolError(request);
-				expect(error.message).toMatch(/^Booker Email must be an email address.*; ask the customer for their email address again/);
+				// The next step joins the message only here, where a model reads it (a workflow's reader gets what to change).
+				expect(error.message).toMatch(
+					/^Booker Email must be an email address such as jane@example\.com \(got "ada at example"\)\. Nothing was sent; ask the customer for their email address again\. \[item 0\]$/,
+				);
 				expect(error).not.toHaveProperty('httpCode');
 				return {
 					call: [
@@ -186,7 +189,7 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 				measured.slotTakenError = latestToolResults(request)[0];
 				expect(toolError(request)).toMatchObject({
 					message:
-						'The requested start time is no longer free; no booking was made. Get the available slots again and offer another time.',
+						'The requested start time is no longer free; no booking was made. Choose another start from the free ones (Event Type → Get Available Slots). Get the available slots again and offer the customer another time.',
 					httpCode: '409',
 					code: 'slot_unavailable',
 				});

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
+import { BookingService } from '../../nodes/BookingService/BookingService.node.ts';
+import { BOOKING_SERVICE_NODE_TYPE, bookingServiceNode, createNodeTypes, runWorkflow } from '../harness/engine.ts';
 import {
 	credentialsFor,
 	eventTypeId,
@@ -350,7 +351,7 @@ describe('several items', () => {
 		expect(output[1].json).toEqual({
 			error: {
 				message: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
-				description: expect.stringMatching(/nothing was sent/),
+				description: expect.stringMatching(/^Nothing was sent for input item/),
 			},
 		});
 		expect(output[2].json).toMatchObject({ start: second, booker: { email: 'three@example.com' } });
@@ -363,5 +364,43 @@ describe('several items', () => {
 			},
 		});
 		expect(requestsTo(sim, '/bookings')).toHaveLength(3);
+	});
+});
+
+describe('as an AI agent tool, a refusal also says what a chatbot should do next', () => {
+	// n8n runs a node an agent uses as its `…Tool` variant (same class, another type name).
+	const TOOL_TYPE = `${BOOKING_SERVICE_NODE_TYPE}Tool`;
+	const nodeTypes = createNodeTypes({ [TOOL_TYPE]: new BookingService() });
+	const run = async (parameters: Record<string, unknown>, type: string) =>
+		await runWorkflow({
+			nodes: [{ ...bookingServiceNode('Create booking', parameters), type }],
+			startItems: [{ eventTypeId: eventTypeId(sim, 'intro-call') }],
+			credentials: credentialsFor(sim),
+			nodeTypes,
+		});
+
+	it('an invalid email: the workflow reads what to change; the model also reads to ask the customer again', async () => {
+		const parameters = createBooking({ bookerEmail: 'ada at example' });
+		const inWorkflow = await run(parameters, BOOKING_SERVICE_NODE_TYPE);
+		const asTool = await run(parameters, TOOL_TYPE);
+
+		expect(inWorkflow.error!.message).toBe(
+			'Booker Email must be an email address such as jane@example.com (got "ada at example") [item 0]',
+		);
+		expect(asTool.error!.message).toBe(
+			'Booker Email must be an email address such as jane@example.com (got "ada at example"). Nothing was sent; ask the customer for their email address again. [item 0]',
+		);
+	});
+
+	it('a time taken meanwhile: the model is told to get the slots again and offer another time', async () => {
+		const [slot] = await freeSlots(sim, 'intro-call');
+		await run(createBooking({ start: slot }), BOOKING_SERVICE_NODE_TYPE);
+		const inWorkflow = await run(createBooking({ start: slot, bookerEmail: 'b@example.com' }), BOOKING_SERVICE_NODE_TYPE);
+		const asTool = await run(createBooking({ start: slot, bookerEmail: 'c@example.com' }), TOOL_TYPE);
+
+		expect(inWorkflow.error!.message).not.toMatch(/customer|offer/);
+		expect(asTool.error!.message).toBe(
+			`${inWorkflow.error!.message} Get the available slots again and offer the customer another time.`,
+		);
 	});
 });
