@@ -367,6 +367,42 @@ describe('several items', () => {
 	});
 });
 
+// The simulator's clock (SIMULATED_NOW, 2026-03-02 00:00 UTC, flowing) is n8n's clock here too (fixtures.ts).
+describe('a start in the past is refused before sending, saying how it was read', () => {
+	const book = (start: string, options: Record<string, unknown> = {}) =>
+		bookingServiceNode('Book', createBooking({ start, eventType: { __rl: true, mode: 'id', value: eventTypeId(sim, 'intro-call') }, ...options }));
+
+	it('names the field and the item, shows the value as read in the workflow zone, and sends nothing', async () => {
+		const result = await runWorkflow({ nodes: [book('2026-02-20 10:00')], credentials: credentialsFor(sim), timezone: 'Asia/Tokyo' });
+
+		expect(result.error).toMatchObject({ name: 'NodeOperationError' });
+		expect(result.error!.message).toBe(
+			'Start is in the past: "2026-02-20 10:00" was read as 2026-02-20T10:00:00+09:00 in Asia/Tokyo, 10 days ago. Give a start that has not passed, e.g. a slot from Get Available Slots [item 0]',
+		);
+		expect(requestsTo(sim)).toEqual([]);
+	});
+
+	it('an instant with an offset (a slot from last year) is shown in the zone the node reads times in', async () => {
+		const result = await runWorkflow({
+			nodes: [book('2025-03-10T09:00:00Z', { options: { timeZone: 'America/New_York' } })],
+			credentials: credentialsFor(sim),
+		});
+
+		expect(result.error!.message).toMatch(
+			/^Start is in the past: "2025-03-10T09:00:00Z" was read as 2025-03-10T05:00:00-04:00 in America\/New_York, 35\d days ago\./,
+		);
+		expect(requestsTo(sim)).toEqual([]);
+	});
+
+	it('a start a minute ago is within the clocks\' tolerance: it is sent, and the service decides', async () => {
+		const aMinuteAgo = new Date(Date.parse(sim.control.now().now) - 60_000).toISOString();
+		const result = await runWorkflow({ nodes: [book(aMinuteAgo)], credentials: credentialsFor(sim) });
+
+		expect(result.error).toMatchObject({ httpCode: '409' });
+		expect(requestsTo(sim, '/bookings')).toHaveLength(1);
+	});
+});
+
 describe('as an AI agent tool, a refusal also says what a chatbot should do next', () => {
 	// n8n runs a node an agent uses as its `…Tool` variant (same class, another type name).
 	const TOOL_TYPE = `${BOOKING_SERVICE_NODE_TYPE}Tool`;
@@ -390,6 +426,15 @@ describe('as an AI agent tool, a refusal also says what a chatbot should do next
 		expect(asTool.error!.message).toBe(
 			'Booker Email must be an email address such as jane@example.com (got "ada at example"). Nothing was sent; ask the customer for their email address again. [item 0]',
 		);
+	});
+
+	it('a start in the past: the model is told to check today\'s date and offer slots', async () => {
+		const asTool = await run(createBooking({ start: '2025-03-10T09:00:00-05:00' }), TOOL_TYPE);
+
+		expect(asTool.error!.message).toMatch(
+			/^Start is in the past: .*\. Nothing was sent\. Check today's date in your instructions, then offer the customer times from the available slots \(all in the future\)\. \[item 0\]$/,
+		);
+		expect(requestsTo(sim)).toEqual([]);
 	});
 
 	it('a time taken meanwhile: the model is told to get the slots again and offer another time', async () => {

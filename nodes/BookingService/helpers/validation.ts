@@ -214,23 +214,25 @@ export class ItemParameters {
 		return this.zone;
 	}
 
-	/** A date-time converted to the service's UTC form (`…Z`); values without an offset are read in dateTimeZone(). */
-	optionalUtcDateTime(name: string, label: string): string | undefined {
+	/** A date-time as epoch milliseconds; values without an offset are read in dateTimeZone(). */
+	optionalInstant(name: string, label: string): number | undefined {
 		const value = this.raw(name, '');
 		if (value === undefined || value === null || value === '') return undefined;
 		const instant = parseDateTime(value, this.dateTimeZone());
 		if (instant === undefined) {
-			throw this.invalid(
-				label,
-				'must be a date and time such as 2026-03-02T09:00:00Z, 2026-03-02T10:00:00+01:00 or 2026-03-02 10:00',
-				value,
-			);
+			throw this.invalid(label, `must be a date and time such as ${DATE_TIME_EXAMPLES}`, value);
 		}
-		return formatUtc(instant);
+		return instant;
 	}
 
-	requiredUtcDateTime(name: string, label: string): string {
-		return this.required(this.optionalUtcDateTime(name, label), label);
+	requiredInstant(name: string, label: string): number {
+		return this.required(this.optionalInstant(name, label), label);
+	}
+
+	/** A date-time converted to the service's UTC form (`…Z`). */
+	optionalUtcDateTime(name: string, label: string): string | undefined {
+		const instant = this.optionalInstant(name, label);
+		return instant === undefined ? undefined : formatUtc(instant);
 	}
 
 	/** A calendar date; a date-time value (an expression such as {{ $today }}) gives its date in dateTimeZone(). */

@@ -8,6 +8,7 @@ import { bookingServiceApiRequest } from '../../../shared/transport';
 import { presentBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
 import { deriveIdempotencyKey, idempotencyKeyFromUserValue } from '../../helpers/idempotency';
+import { requiredFutureStart } from '../../helpers/startTime';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	additionalFieldsCollection,
@@ -145,7 +146,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	}
 	const body: IDataObject = {
 		eventTypeId: parameters.requiredResourceLocatorId('eventType', 'Event Type'),
-		start: parameters.requiredUtcDateTime('start', 'Start'),
+		start: requiredFutureStart(this, parameters, 'start', 'Start'),
 		booker,
 	};
 	const notes = parameters.optionalString('additionalFields.notes', 'Notes', { max: 2000 });
