@@ -168,19 +168,16 @@ describe('ItemParameters', () => {
 		expect(email.context.agentAdvice).toBe('Nothing was sent; ask the customer for their email address again.');
 	});
 
-	it('converts date-times to UTC, reading wall-clock values in the workflow time zone', () => {
-		expect(read({ start: '2026-03-02T10:00:00+01:00' }).optionalUtcDateTime('start', 'Start')).toBe(
-			'2026-03-02T09:00:00Z',
+	it("converts date-times to UTC, reading wall-clock values in the workflow time zone, in the picker's form and the typed one", () => {
+		const utc = (value: unknown, zone?: string) => read({ start: value }, zone).optionalUtcDateTime('start', 'Start');
+		expect(utc('2026-03-02T10:00:00+01:00')).toBe('2026-03-02T09:00:00Z');
+		// What n8n's date picker stores (and shows), and the same time typed with a space: the same instant.
+		expect(utc('2026-03-02T10:00:00', 'Europe/Berlin')).toBe('2026-03-02T09:00:00Z');
+		expect(utc('2026-03-02 10:00', 'Europe/Berlin')).toBe('2026-03-02T09:00:00Z');
+		expect(utc(new Date('2026-03-02T09:00:00.250Z'))).toBe('2026-03-02T09:00:00.250Z');
+		expect(() => utc('2026-03-02T25:00:00Z')).toThrow(
+			"Start must be a date and time such as 2026-03-02T10:00:00 (the date picker's form, read in the workflow's time zone), 2026-03-02T09:00:00Z or 2026-03-02T10:00:00+01:00 (got \"2026-03-02T25:00:00Z\") [item 2]",
 		);
-		expect(
-			read({ start: '2026-03-02T10:00:00' }, 'Europe/Berlin').optionalUtcDateTime('start', 'Start'),
-		).toBe('2026-03-02T09:00:00Z');
-		expect(
-			read({ start: new Date('2026-03-02T09:00:00.250Z') }).optionalUtcDateTime('start', 'Start'),
-		).toBe('2026-03-02T09:00:00.250Z');
-		expect(() =>
-			read({ start: '2026-03-02T25:00:00Z' }).optionalUtcDateTime('start', 'Start'),
-		).toThrow(/^Start must be a date and time/);
 	});
 
 	it('reads numbers from expressions given as text, and refuses fractions and text', () => {
