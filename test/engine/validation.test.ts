@@ -437,6 +437,19 @@ describe('as an AI agent tool, a refusal also says what a chatbot should do next
 		expect(requestsTo(sim)).toEqual([]);
 	});
 
+	it('a setup problem (the credential\'s Base URL): the model is told not to retry and to tell the customer', async () => {
+		const asTool = await runWorkflow({
+			nodes: [{ ...bookingServiceNode('Create booking', createBooking({})), type: TOOL_TYPE }],
+			startItems: [{ eventTypeId: eventTypeId(sim, 'intro-call') }],
+			credentials: credentialsFor(sim, 'readWrite', sim.baseUrl.replace('http:', 'ftp:')),
+			nodeTypes,
+		});
+
+		expect(asTool.error!.message).toMatch(
+			/must start with https:\/\/\. This is a setup problem of the booking system, not of the request: tell the customer booking is not possible right now, and do not retry\.$/,
+		);
+	});
+
 	it('a time taken meanwhile: the model is told to get the slots again and offer another time', async () => {
 		const [slot] = await freeSlots(sim, 'intro-call');
 		await run(createBooking({ start: slot }), BOOKING_SERVICE_NODE_TYPE);

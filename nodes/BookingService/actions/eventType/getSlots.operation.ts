@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { adviseAgent } from '../../../shared/agentAdvice';
 import { bookingServiceApiRequest } from '../../../shared/transport';
 import type { DayNumber } from '../../../shared/time';
 import {
@@ -188,15 +189,16 @@ export async function execute(
 	}
 
 	if (calendarBlocked && input.failWhenCalendarBlocked) {
-		throw new NodeOperationError(
+		const error = new NodeOperationError(
 			this.getNode(),
-			"The host's calendar could not be reached, so these slots may include busy times",
+			"The host's calendar could not be reached, so these slots may include busy times: try again later",
 			{
 				itemIndex,
 				description:
 					'The service reported calendarBlocked. Try again later, or turn off "Require Calendar Check" to accept possibly optimistic slots.',
 			},
 		);
+		throw adviseAgent(error, 'Tell the customer free times cannot be checked right now and to try again a little later; offer no times.');
 	}
 
 	if (calendarBlocked) {
