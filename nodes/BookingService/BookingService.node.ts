@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
+import { CREDENTIAL_TEST_METHOD, testBookingServiceCredential } from '../shared/credentialTest';
 import * as account from './actions/account';
 import * as booking from './actions/booking';
 import * as eventType from './actions/eventType';
@@ -22,14 +22,17 @@ export class BookingService implements INodeType {
 		icon: { light: 'file:bookingService.svg', dark: 'file:bookingService.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// The operation and resource by the names the panel shows, as n8n's own nodes show them ("Get Many: Booking");
+		// test/engine/methods-and-credential.test.ts checks every pair against the options.
+		subtitle:
+			'={{ ({ get: "Get", getMany: "Get Many", getSlots: "Get Available Slots", create: "Create", cancel: "Cancel", delete: "Delete" })[$parameter["operation"]] + ": " + ({ account: "Account", booking: "Booking", eventType: "Event Type", invite: "Invite", webhookSubscription: "Webhook Subscription" })[$parameter["resource"]] }}',
 		description:
 			'Read and change bookings of a Booking Service account: list and create bookings, cancel them, check availability, send single-use booking links and manage webhook subscriptions',
 		defaults: { name: 'Booking Service' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: BOOKING_SERVICE_CREDENTIAL_TYPE, required: true }],
+		credentials: [{ name: 'bookingServiceApi', required: true, testedBy: 'bookingServiceApiTest' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -61,7 +64,11 @@ export class BookingService implements INodeType {
 		],
 	};
 
-	methods = { listSearch, loadOptions };
+	methods = {
+		listSearch,
+		loadOptions,
+		credentialTest: { [CREDENTIAL_TEST_METHOD]: testBookingServiceCredential },
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -19,7 +19,7 @@ import {
 } from '../shared/descriptions';
 import { fetchListPage } from '../shared/paging';
 import type { Page } from '../shared/paging';
-import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
+import { CREDENTIAL_TEST_METHOD, testBookingServiceCredential } from '../shared/credentialTest';
 import { startingState } from './activation';
 import type { BookingEvent } from './changes';
 import { pollExclusively } from './pollLock';
@@ -76,7 +76,7 @@ export class BookingServicePollingTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: BOOKING_SERVICE_CREDENTIAL_TYPE, required: true }],
+		credentials: [{ name: 'bookingServiceApi', required: true, testedBy: 'bookingServiceApiTest' }],
 		properties: [
 			{
 				displayName:
@@ -116,7 +116,10 @@ export class BookingServicePollingTrigger implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchEventTypes } };
+	methods = {
+		listSearch: { searchEventTypes },
+		credentialTest: { [CREDENTIAL_TEST_METHOD]: testBookingServiceCredential },
+	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const events = (this.getNodeParameter('events', []) as string[]).filter((event) => typeof event === 'string');

@@ -27,7 +27,10 @@ export async function startingState(context: IPollFunctions, startFrom: unknown)
 	if (startFrom !== undefined) {
 		const instant = parseDateTime(startFrom, context.getTimezone());
 		if (instant === undefined) {
-			throw new NodeOperationError(context.getNode(), 'Start From must be a date and time such as 2026-03-01 00:00');
+			throw new NodeOperationError(
+				context.getNode(),
+				"Start From must be a date and time such as 2026-03-01T00:00:00 (the date picker's form, read in the workflow's time zone) or 2026-03-01T00:00:00Z",
+			);
 		}
 		startFromIso = new Date(instant).toISOString();
 	}

@@ -13,7 +13,7 @@ import {
 	eventTypesFilterOption,
 	nameLanguageOption,
 } from '../shared/descriptions';
-import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
+import { CREDENTIAL_TEST_METHOD, testBookingServiceCredential } from '../shared/credentialTest';
 import { searchEventTypes } from '../shared/eventTypeSearch';
 import { subscribe, subscriptionExists, unsubscribe } from './lifecycle';
 import { receiveDelivery } from './delivery';
@@ -36,12 +36,7 @@ export class BookingServiceTrigger implements INodeType {
 		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: BOOKING_SERVICE_CREDENTIAL_TYPE,
-				required: true,
-			},
-		],
+		credentials: [{ name: 'bookingServiceApi', required: true, testedBy: 'bookingServiceApiTest' }],
 		webhooks: [
 			{
 				name: 'default',
@@ -56,7 +51,7 @@ export class BookingServiceTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service delivers only to public https addresses, and n8n builds this trigger\'s URLs from its WEBHOOK_URL setting: on a local n8n, set WEBHOOK_URL to an https tunnel. The exception is the local simulator of npm run dev, which delivers to http://127.0.0.1: listen for a test event here, then press Enter in the npm run dev terminal to book a call (or change a booking through the simulator\'s Control URL). Testing the trigger in the editor subscribes the Test URL, an active workflow the Production URL. The API key needs the "Read and write" permission (webhooks:manage).',
+					'Needs n8n at a public https address (WEBHOOK_URL), else use the Polling Trigger. The API key needs "Read and write".',
 				name: 'urlNotice',
 				type: 'notice',
 				default: '',
@@ -92,7 +87,10 @@ export class BookingServiceTrigger implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchEventTypes } };
+	methods = {
+		listSearch: { searchEventTypes },
+		credentialTest: { [CREDENTIAL_TEST_METHOD]: testBookingServiceCredential },
+	};
 
 	webhookMethods = {
 		default: {

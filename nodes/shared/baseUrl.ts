@@ -1,5 +1,4 @@
-// The credential's Base URL, checked for every request. The credential's test applies the same rules as an n8n
-// expression; test/unit/credential-base-url.test.ts keeps the two in step.
+// The credential's Base URL, checked for every request and by the credential's Test button (credentialTest.ts).
 
 /** Plain http only to this machine (the simulator): a real key must never cross a network in clear text. */
 function isLoopbackHost(hostname: string): boolean {
@@ -10,6 +9,12 @@ export function normaliseBaseUrl(raw: unknown): { baseUrl: string } | { problem:
 	const trimmed = typeof raw === 'string' ? raw.trim() : '';
 	if (trimmed === '') {
 		return { problem: 'The Base URL in the Booking Service API credential is empty' };
+	}
+	if (!trimmed.includes('://')) {
+		// "127.0.0.1:5680/v1" or "api.example.com/v1": the address without its scheme.
+		return {
+			problem: `The Base URL "${trimmed}" in the Booking Service API credential must start with https:// (http:// only for a local simulator on this machine); write the whole address, e.g. https://api.example.com/v1`,
+		};
 	}
 	let url: URL;
 	try {

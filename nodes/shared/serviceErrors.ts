@@ -1,24 +1,15 @@
-// Every way a request can fail, as an n8n error a user can act on. The API key is redacted from every text, and no raw
-// HTTP client error (which carries the Authorization header) is ever attached.
+// Every way a request can fail, as an n8n error a user can act on (the texts are in serviceErrorTexts.ts). The API key
+// is redacted from every text, and no raw HTTP client error (which carries the Authorization header) is ever attached.
 import type { IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { adviseAgent } from './agentAdvice';
 import { MAX_RETRY_AFTER_SECONDS, parseRetryAfterSeconds } from './rateLimit';
-import { RESOURCE_ID_IN_PATH } from './resourceId';
+import { explainServiceError, rateLimitText, unreachableText } from './serviceErrorTexts';
+import type { ErrorText, ServiceErrorDetail, ServiceErrorEnvelope } from './serviceErrorTexts';
 import type { BookingServiceContext, BookingServiceRequest } from './transport';
 
-const SCOPE_PATTERN = /\b(event_types:read|bookings:read|bookings:write|webhooks:manage)\b/;
-const READ_WRITE_HINT =
-	'Create a key with the "Read and write" permission in the app (Settings → API keys and webhooks) and put it in the Booking Service API credential. Read-only keys can list and read, but not create or cancel bookings, create invites or manage webhooks.';
-
-/** The contract says only that `validation_failed` details name each field, not how. */
-export type ServiceErrorDetail = { field?: string; message: string };
-
-interface ServiceErrorEnvelope {
-	code: string;
-	message: string;
-	details: ServiceErrorDetail[];
-}
+export type { ServiceErrorDetail } from './serviceErrorTexts';
 
 function readEnvelope(body: unknown): ServiceErrorEnvelope | undefined {
 	if (typeof body !== 'object' || body === null) return undefined;
@@ -54,125 +45,6 @@ export function redactorFor(apiKey: unknown): Redact {
 	return (text) => text.split(key).join('[redacted]');
 }
 
-interface ErrorText {
-	message: string;
-	description: string;
-}
-
-function explainServiceError(
-	status: number,
-	envelope: ServiceErrorEnvelope | undefined,
-	request: BookingServiceRequest,
-): ErrorText {
-	if (envelope === undefined) {
-		if (status === 404) {
-			return {
-				message: `The Booking Service has no ${request.method} ${request.path} (HTTP 404)`,
-				description:
-					"The answer was not the service's error format, so the Base URL is probably wrong. In the Booking Service API credential it must be the service's base URL including /v1, e.g. https://api.example.com/v1.",
-			};
-		}
-		if (status >= 500) return serverFailure(status, 'no error details');
-		return {
-			message: `The Booking Service answered HTTP ${status} without its usual error details`,
-			description:
-				"Check the Base URL in the Booking Service API credential: it must be the service's base URL including /v1.",
-		};
-	}
-
-	const serviceSays = `The service says: "${envelope.message}"`;
-	switch (envelope.code) {
-		case 'unauthorized':
-			return {
-				message: 'The Booking Service rejected the API key (it is wrong, revoked or malformed)',
-				description: `Keys are shown only once and stop working as soon as they are revoked. Create a new key in the app (Settings → API keys and webhooks) and paste it into the Booking Service API credential. ${serviceSays}`,
-			};
-		case 'insufficient_scope': {
-			const scope = SCOPE_PATTERN.exec(envelope.message)?.[1] ?? request.scope;
-			return {
-				message: `The API key lacks the ${scope ? `"${scope}" ` : ''}permission this operation needs`,
-				description: `${READ_WRITE_HINT} ${serviceSays}`,
-			};
-		}
-		case 'not_found':
-			if (!RESOURCE_ID_IN_PATH.test(request.path) && request.method === 'GET') {
-				// Nothing in this request names a resource that could be missing: the address itself is wrong.
-				return {
-					message: `The Booking Service has no ${request.method} ${request.path} at this Base URL (HTTP 404)`,
-					description: `The Base URL in the Booking Service API credential must be the service's base URL including /v1, e.g. https://api.example.com/v1. ${serviceSays}`,
-				};
-			}
-			return {
-				message: `Not found: ${sentence(envelope.message)} Check the ID, or look it up again (Get Many).`,
-				description:
-					'Check the ID: it may have been deleted, or belong to another account than the API key. If every operation fails with 404, the Base URL is wrong: it must include /v1.',
-			};
-		case 'slot_unavailable':
-			return {
-				message:
-					'The requested start time is no longer free; no booking was made. Get the available slots again and offer another time.',
-				description: `Get the event type's available slots again and choose another start time. ${serviceSays}`,
-			};
-		case 'validation_failed':
-			return {
-				message: `The service rejected the request: ${sentence(describeValidationDetails(envelope))} Nothing was changed; correct these values and try again.`,
-				description:
-					'Correct the listed fields. The node checks documented limits before sending; this rule is one the service enforces beyond them.',
-			};
-		case 'event_type_inactive':
-			return {
-				message:
-					'The event type is inactive, so it cannot be booked or invited to; no booking was made. Choose an active event type.',
-				description: `Activate it in the app, or choose an active event type. ${serviceSays}`,
-			};
-		case 'idempotency_conflict':
-			return {
-				message: 'The Idempotency Key was already used for a different booking request',
-				description: `A key may only be reused for the identical request. Use a new key, or clear the Idempotency Key option so the node derives one per item and execution. ${serviceSays}`,
-			};
-		case 'booking_state_changed':
-			return {
-				message: `The booking changed while this request ran: ${sentence(envelope.message)} Get the booking again to see its status before retrying.`,
-				description:
-					'Get the booking again to see its current status, then decide whether to retry.',
-			};
-		case 'duplicate_booking':
-			return {
-				message: `The service refused a duplicate booking: ${sentence(envelope.message)} A booking for this person and time probably exists; look it up with Get Many.`,
-				description:
-					'A booking for this person and time probably exists already; look it up with Booking → Get Many.',
-			};
-		default:
-			if (status >= 500) return serverFailure(status, envelope.code);
-			return {
-				message: `The Booking Service refused the request: ${envelope.message}`,
-				description: `Error code "${envelope.code}" (HTTP ${status}).`,
-			};
-	}
-}
-
-/** The service's text as a sentence, so the next step can follow it: an AI agent sees only the message. */
-function sentence(text: string): string {
-	return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
-}
-
-function serverFailure(status: number, code: string): ErrorText {
-	return {
-		message: `The Booking Service failed to handle the request (HTTP ${status}, ${code})`,
-		description:
-			'This is a problem on the service side; try again later. Retry On Fail in the node settings is safe for reads, for Cancel and for Create Booking, which sends an Idempotency-Key so a retry never books twice.',
-	};
-}
-
-function describeValidationDetails(envelope: ServiceErrorEnvelope): string {
-	if (envelope.details.length === 0) return envelope.message;
-	return envelope.details
-		.map(({ field, message }) =>
-			field === undefined ? message : message === '' ? field : `${field}: ${message}`,
-		)
-		.join('; ');
-}
-
 export function serviceError(
 	ctx: BookingServiceContext,
 	response: IN8nHttpFullResponse,
@@ -181,12 +53,10 @@ export function serviceError(
 	itemIndex: number | undefined,
 ): NodeApiError {
 	const envelope = readEnvelope(response.body);
-	const { message, description } = explainServiceError(response.statusCode, envelope, request);
 	return buildApiError(ctx, redact, {
 		httpCode: String(response.statusCode),
 		envelope,
-		message,
-		description,
+		text: explainServiceError(response.statusCode, envelope, request),
 		itemIndex,
 	});
 }
@@ -199,16 +69,10 @@ export function rateLimitError(
 	itemIndex: number | undefined,
 ): NodeApiError {
 	const retryAfter = parseRetryAfterSeconds(response.headers['retry-after']);
-	const tooLong = retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_SECONDS;
-	const message = tooLong
-		? `The Booking Service is rate limiting and asks to wait ${retryAfter} seconds, longer than the node waits (${MAX_RETRY_AFTER_SECONDS} s)`
-		: `The Booking Service kept rate limiting the requests (HTTP 429 on ${attempts} attempts)`;
 	return buildApiError(ctx, redact, {
 		httpCode: '429',
 		envelope: readEnvelope(response.body),
-		message,
-		description:
-			'The request budget of this API key is used up. Run the workflow again later, process fewer items per run, or spread runs out; other workflows using the same key share the budget.',
+		text: rateLimitText(retryAfter, MAX_RETRY_AFTER_SECONDS, attempts),
 		itemIndex,
 	});
 }
@@ -219,14 +83,13 @@ function buildApiError(
 	parts: {
 		httpCode: string | null;
 		envelope: ServiceErrorEnvelope | undefined;
-		message: string;
-		description: string;
+		text: ErrorText;
 		itemIndex: number | undefined;
 	},
 ): NodeApiError {
 	// Only our own text and the envelope's parts go in: NodeApiError copies its error response into `messages` and
 	// the execution data, so the raw body or HTTP client error must never be passed here.
-	const message = redact(parts.message);
+	const message = redact(parts.text.message);
 	const errorResponse: JsonObject = {
 		httpCode: parts.httpCode,
 		code: parts.envelope?.code ?? null,
@@ -234,10 +97,11 @@ function buildApiError(
 	};
 	const error = new NodeApiError(ctx.getNode(), errorResponse, {
 		message,
-		description: redact(parts.description),
+		description: redact(parts.text.description),
 		httpCode: parts.httpCode ?? undefined,
 		itemIndex: parts.itemIndex,
 	});
+	if (parts.text.agentAdvice !== undefined) adviseAgent(error, parts.text.agentAdvice);
 	if (parts.envelope) {
 		error.context.serviceErrorCode = parts.envelope.code;
 		if (parts.envelope.details.length > 0) {
@@ -279,24 +143,10 @@ export function unreachableError(
 	const code = String((cause as { code?: unknown })?.code ?? '');
 	const causeMessage = String((cause as { message?: unknown })?.message ?? '');
 	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(causeMessage);
-	const seconds = attempt.timeoutMs / 1000;
-	const isWrite = request.method !== 'GET';
-	// The service may have acted on a write whose answer never came; only a keyed request is safe to resend.
-	const message = timedOut
-		? `The Booking Service at ${baseUrl} did not answer ${request.method} ${request.path} within ${seconds} s`
-		: `Could not reach the Booking Service at ${baseUrl}`;
-	const description = !timedOut
-		? `The connection failed${code ? ` (${code.toLowerCase()})` : ''}. Check the Base URL in the Booking Service API credential and that the service is reachable from this n8n instance.`
-		: !isWrite
-			? 'Try again later, or turn on Retry On Fail in the node settings.'
-			: request.headers?.['Idempotency-Key'] !== undefined
-				? 'The service may still have processed the request. Retrying is safe: the request carries an Idempotency-Key, so Retry On Fail never books twice.'
-				: 'The service may still have processed the request; check before running it again.';
 	return buildApiError(ctx, redact, {
 		httpCode: null,
 		envelope: undefined,
-		message,
-		description,
+		text: unreachableText(request, baseUrl, { timedOut, code, seconds: attempt.timeoutMs / 1000 }),
 		itemIndex,
 	});
 }

@@ -10,8 +10,10 @@ export { canonicalTimeZone, timeZoneCacheSizes } from './zoneOffsets';
 
 const DAY_MS = 86_400_000;
 
+// The offset may be written as Get Available Slots writes it by day ("09:00 UTC-05:00"), so that a day and a time joined
+// with T (2026-03-02T09:00 UTC+01:00) are the exact instant.
 const ISO_WITH_OPTIONAL_TIME =
-	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|UTC|(?:UTC)?[+-]\d{2}:?\d{2})?$/i;
 
 /** Every zone's offset lies within UTC-12 and UTC+14, so a wall-clock time's instant is within these of it. */
 const EARLIEST_OFFSET_MS = -12 * 3_600_000;
@@ -76,12 +78,13 @@ export function parseDateTime(value: unknown, defaultTimeZone: string): number |
 	const zone = match[8];
 	if (zone === undefined) return instantOfWallClock(wall, defaultTimeZone);
 	const wallAsUtc = wallClockAsUtc(wall);
-	if (zone.toUpperCase() === 'Z') return wallAsUtc;
-	const digits = zone.replace(':', '');
+	if (zone.toUpperCase() === 'Z' || zone.toUpperCase() === 'UTC') return wallAsUtc;
+	const digits = zone.replace(/^UTC/i, '').replace(':', '');
+	const sign = digits.startsWith('-') ? -1 : 1;
 	const offsetHours = Number(digits.slice(1, 3));
 	const offsetMinutes = Number(digits.slice(3, 5));
 	if (offsetHours > 23 || offsetMinutes > 59) return undefined;
-	return wallAsUtc - (zone.startsWith('-') ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+	return wallAsUtc - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
 }
 
 function isRealWallClock(

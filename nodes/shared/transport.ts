@@ -14,8 +14,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { adviseAgent } from './agentAdvice';
 import { normaliseBaseUrl } from './baseUrl';
 import { MAX_RATE_LIMIT_ATTEMPTS, rateLimitWaitMs } from './rateLimit';
+import { SETUP_PROBLEM_ADVICE } from './serviceErrorTexts';
 import { rateLimitError, redactorFor, serviceError, unreachableError } from './serviceErrors';
 
 export const BOOKING_SERVICE_CREDENTIAL_TYPE = 'bookingServiceApi';
@@ -58,7 +60,7 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 	const credential = await this.getCredentials<BookingServiceCredential>(BOOKING_SERVICE_CREDENTIAL_TYPE, itemIndex);
 	const parsedBaseUrl = normaliseBaseUrl(credential.baseUrl);
 	if ('problem' in parsedBaseUrl) {
-		throw new NodeOperationError(this.getNode(), parsedBaseUrl.problem, { itemIndex });
+		throw adviseAgent(new NodeOperationError(this.getNode(), parsedBaseUrl.problem, { itemIndex }), SETUP_PROBLEM_ADVICE);
 	}
 	const { baseUrl } = parsedBaseUrl;
 	const redact = redactorFor(credential.apiKey);

@@ -402,7 +402,7 @@ describe('Continue On Fail', () => {
 		expect(output[1]).toEqual({
 			error: {
 				message: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
-				description: expect.stringMatching(/nothing was sent/),
+				description: expect.stringMatching(/^Nothing was sent for input item/),
 			},
 			pairedInputEmail: 'bad-address',
 		});
@@ -475,7 +475,7 @@ describe('On Error: Continue (using error output), both branches wired', () => {
 				branch: 'error',
 				error: {
 					message: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
-					description: expect.stringMatching(/nothing was sent/),
+					description: expect.stringMatching(/^Nothing was sent for input item/),
 				},
 			},
 			{

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import { parseDateTime } from '../../nodes/shared/time.ts';
 import type { WorkflowInput, WorkflowNode } from '../n8n/client.ts';
 import { latestToolResults, type ModelRequest } from './model-double.ts';
 
@@ -13,8 +14,15 @@ export interface DaySlots {
 	times: string[];
 }
 
-/** Each listed slot as a Start: the day and the time joined with T, offset kept. */
+/** Each listed slot as a Start: the day and the time joined with T, offset kept ("2026-03-02T09:00 UTC+01:00"). */
 export const startsOf = (days: DaySlots[]) => days.flatMap(({ date, times }) => times.map((time) => `${date}T${time}`));
+
+/** The instant such a Start names, read as the node reads it (Date.parse does not know "UTC+01:00"). */
+export function instantOfStart(start: string): number {
+	const instant = parseDateTime(start, 'UTC');
+	if (instant === undefined) throw new Error(`not a Start the node accepts: ${start}`);
+	return instant;
+}
 
 /** A tool result as the model got it: n8n sends the items' JSON as an array (one item here). */
 export function toolResult(request: ModelRequest): Record<string, unknown> {

@@ -13,7 +13,7 @@ import type { N8nClient } from '../n8n/client.ts';
 import { firstEventType, prepareExample, readExamples } from '../n8n/examples.ts';
 import { N8N_VERSION } from '../n8n/install.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
-import { agentWorkflow, mcpWorkflow, postChat, startsOf, toolError, toolResult, type DaySlots } from './agent-support.ts';
+import { agentWorkflow, instantOfStart, mcpWorkflow, postChat, startsOf, toolError, toolResult, type DaySlots } from './agent-support.ts';
 import { latestToolResults, startModelDouble, textOf, type ModelDouble, type ModelRequest } from './model-double.ts';
 import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
 import { service } from './service.ts';
@@ -108,7 +108,7 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 				expect(request.tools.map((tool) => tool.name).sort()).toEqual([...TOOLS].sort());
 				const create = request.tools.find((tool) => tool.name === 'Create_booking')!;
 				expect(create.description).toMatch(/without an offset is read in the business's time zone/);
-				expect(create.parameters.properties?.start?.description).toMatch(/offset kept, e\.g\. 2026-03-02T09:00\+01:00/);
+				expect(create.parameters.properties?.start?.description).toMatch(/offset kept, e\.g\. 2026-03-02T09:00 UTC\+01:00/);
 				return { call: [{ tool: 'Get_available_slots', args: { from, to } }] };
 			},
 			(request) => {
@@ -119,7 +119,7 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 				measured.slots31DaysCount = Number(result.slotCount);
 				// The customer asked for a time in Berlin; the model converts it and finds it among the listed starts.
 				chosen = startsOf(days)[Math.floor(startsOf(days).length / 2)];
-				wanted = formatInZone(Date.parse(chosen), CUSTOMER_ZONE);
+				wanted = formatInZone(instantOfStart(chosen), CUSTOMER_ZONE);
 				return {
 					call: [
 						{
@@ -132,7 +132,10 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 			(request) => {
 				measured.invalidEmailError = latestToolResults(request)[0];
 				const error = toolError(request);
-				expect(error.message).toMatch(/^Booker Email must be an email address.*; ask the customer for their email address again/);
+				// The next step joins the message only here, where a model reads it (a workflow's reader gets what to change).
+				expect(error.message).toMatch(
+					/^Booker Email must be an email address such as jane@example\.com \(got "ada at example"\)\. Nothing was sent; ask the customer for their email address again\. \[item 0\]$/,
+				);
 				expect(error).not.toHaveProperty('httpCode');
 				return {
 					call: [
@@ -146,7 +149,7 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 			(request) => {
 				measured.createBytes = Buffer.byteLength(latestToolResults(request)[0]);
 				const booking = toolResult(request);
-				expect(Date.parse(String(booking.start))).toBe(Date.parse(chosen));
+				expect(Date.parse(String(booking.start))).toBe(instantOfStart(chosen));
 				expect(booking).toMatchObject({ status: 'confirmed', localTimeZone: BUSINESS_ZONE, bookerEmail: email });
 				return { say: `Booked for ${wanted} your time.` };
 			},
@@ -177,7 +180,7 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 				// Another customer takes that time while this one is still deciding.
 				await service(simulator, 'POST', '/bookings', {
 					eventTypeId: simulator.control.eventType('intro-call').id,
-					start: formatUtc(Date.parse(taken)),
+					start: formatUtc(instantOfStart(taken)),
 					booker: { name: 'Someone Else', email: `other.${randomUUID()}@example.com`, timezone: 'UTC' },
 				});
 				return book(taken);
@@ -186,7 +189,7 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 				measured.slotTakenError = latestToolResults(request)[0];
 				expect(toolError(request)).toMatchObject({
 					message:
-						'The requested start time is no longer free; no booking was made. Get the available slots again and offer another time.',
+						'The requested start time is no longer free; no booking was made. Choose another start from the free ones (Event Type → Get Available Slots). Get the available slots again and offer the customer another time.',
 					httpCode: '409',
 					code: 'slot_unavailable',
 				});
@@ -203,7 +206,7 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 
 		await chat(randomUUID(), `Grace here (${email}). The last slot in five days, please.`);
 
-		expect(bookingsOf(email).map((booking) => Date.parse(booking.start))).toEqual([Date.parse(second)]);
+		expect(bookingsOf(email).map((booking) => Date.parse(booking.start))).toEqual([instantOfStart(second)]);
 	});
 
 	it("looks up the customer's booking by email and cancels it", async () => {
@@ -280,7 +283,7 @@ describe.skipIf(N8N_VERSION === '2.16.1')('the AI agent example in n8n, with a s
 				name: 'Create_booking',
 				arguments: { start, customer_name: 'Outside Agent', customer_email: email, customer_time_zone: BUSINESS_ZONE },
 			});
-			expect(bookingsOf(email).map((booking) => Date.parse(booking.start))).toEqual([Date.parse(start)]);
+			expect(bookingsOf(email).map((booking) => Date.parse(booking.start))).toEqual([instantOfStart(start)]);
 		} finally {
 			await mcp.close();
 		}

@@ -140,7 +140,8 @@ describe('Create', () => {
 
 		expect(taken.error).toMatchObject({ name: 'NodeApiError', httpCode: '409' });
 		expect(taken.error!.message).toMatch(/no longer free.*no booking was made/i);
-		expect(taken.error!.description).toMatch(/available slots/i);
+		expect(taken.error!.message).toMatch(/Choose another start from the free ones \(Event Type → Get Available Slots\)\.$/);
+		expect(taken.error!.message).not.toMatch(/customer|offer/i);
 		expect(bookingsOf('other@example.com')).toHaveLength(0);
 	});
 
@@ -160,7 +161,7 @@ describe('Create', () => {
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError' });
 		expect(result.error!.message).toMatch(/event type is inactive/i);
-		expect(result.error!.description).toMatch(/activate it/i);
+		expect(result.error!.message).toMatch(/Choose an active event type, or activate it in the app\.$/);
 	});
 
 	it('a key reused for a different request fails with idempotency_conflict explained', async () => {
@@ -176,7 +177,7 @@ describe('Create', () => {
 		});
 
 		expect(conflict.error!.message).toMatch(/Idempotency Key was already used/);
-		expect(conflict.error!.description).toMatch(/Use a new key/);
+		expect(conflict.error!.message).toMatch(/use a new key, or clear the Idempotency Key option$/);
 	});
 });
 

@@ -35,7 +35,7 @@ describe('401', () => {
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '401' });
 		expect(result.error!.message).toBe(
-			'The Booking Service rejected the API key (it is wrong, revoked or malformed)',
+			'The Booking Service rejected the API key (wrong, revoked or malformed): put a valid key in the Booking Service API credential',
 		);
 		expect(result.error!.description).toMatch(/Create a new key in the app/);
 		expectNoSecret(result, wrongKey);
@@ -100,7 +100,7 @@ describe('403', () => {
 
 			expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '403' });
 			expect(result.error!.message).toBe(
-				`The API key lacks the "${scope}" permission this operation needs`,
+				`The API key lacks the "${scope}" permission this operation needs: use a key with "Read and write"`,
 			);
 			expect(result.error!.description).toMatch(/"Read and write" permission/);
 			expectNoSecret(result, sim.apiKeys.readOnly);
@@ -123,7 +123,7 @@ describe('404', () => {
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '404' });
 		expect(result.error!.message).toMatch(/^Not found: Booking not found/);
-		expect(result.error!.description).toMatch(/Check the ID/);
+		expect(result.error!.message).toMatch(/Check the ID, or look it up again \(Get Many\)\.$/);
 	});
 
 	it('a Base URL without /v1: says the Base URL is wrong', async () => {
@@ -154,7 +154,7 @@ describe('validation_failed from the service', () => {
 		});
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '400' });
-		expect(result.error!.message).toMatch(/^The service rejected the request: url: /);
+		expect(result.error!.message).toMatch(/^The service refused these values: url: /);
 		expect(requestsTo(sim, '/webhooks')).toHaveLength(1);
 	});
 });
@@ -198,7 +198,7 @@ describe('failures without an answer', () => {
 		});
 
 		expect(timedOut.error!.message).toMatch(
-			/^The Booking Service at .* did not answer GET \/me within 0.1 s$/,
+			/^The Booking Service at .* did not answer GET \/me within 0.1 s; try again later, or raise the Timeout option$/,
 		);
 		expect(unreachable.error!.message).toMatch(/^Could not reach the Booking Service/);
 		expectNoSecret(timedOut, sim.apiKeys.readWrite);
@@ -218,7 +218,7 @@ describe("n8n's own logging of a failed node", () => {
 		expect(result.error).toMatchObject({ httpCode: '401' });
 		const errors = n8nLog.entries.filter((entry) => entry.level === 'error');
 		expect(errors.map((entry) => entry.message)).toContain(
-			'The Booking Service rejected the API key (it is wrong, revoked or malformed)',
+			'The Booking Service rejected the API key (wrong, revoked or malformed): put a valid key in the Booking Service API credential',
 		);
 		expect(pathsHolding(n8nLog.entries, wrongKey)).toEqual([]);
 	});

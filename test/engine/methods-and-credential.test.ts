@@ -1,16 +1,23 @@
 /**
  * The editor-side pieces through n8n's own contexts: the event type search of the resource locators, the time zone
- * list, and the credential's test request and authentication, resolved by n8n's expression engine.
+ * list, the credential's Test button (the nodes' credential test method) and its authentication.
  */
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { ICredentialTestFunctions, INodePropertyOptions, INodeType } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { BookingServiceApi } from '../../credentials/BookingServiceApi.credentials.ts';
+import { BookingService } from '../../nodes/BookingService/BookingService.node.ts';
+import { BookingServicePollingTrigger } from '../../nodes/BookingServicePollingTrigger/BookingServicePollingTrigger.node.ts';
+import { BookingServiceTrigger } from '../../nodes/BookingServiceTrigger/BookingServiceTrigger.node.ts';
 import { searchBookings, searchEventTypes } from '../../nodes/BookingService/methods/listSearch.ts';
 import { getTimeZones } from '../../nodes/BookingService/methods/loadOptions.ts';
 import {
 	bookingServiceNode,
 	createLoadOptionsContext,
-	resolveCredentialExpression,
+	createNodeTypes,
 	TestCredentialsHelper,
 } from '../harness/engine.ts';
 import { credentialsFor, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
@@ -40,8 +47,9 @@ describe('Booking search (resource locator "From List" of Get and Cancel)', () =
 		}
 	});
 
-	it("shows each start as wall-clock time in the node's zone (or n8n's) with its offset, and the status as a word", async () => {
+	it("shows each start in the node's Time Zone option, else in the booking's host zone, naming the zone; the status as a word", async () => {
 		const target = sim.control.bookings().find((booking) => booking.status === 'no_show')!;
+		expect(target.hostTimezone).toBe('Asia/Tokyo');
 		const inZone = (timeZone: string) =>
 			new Intl.DateTimeFormat('sv-SE', {
 				timeZone,
@@ -60,20 +68,24 @@ describe('Booking search (resource locator "From List" of Get and Cancel)', () =
 			const { results } = await searchBookings.call(context, target.booker.email);
 			return results.find((result) => result.value === target.id)?.name;
 		};
-		const offset = (timeZone: string) =>
-			new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'shortOffset' })
-				.formatToParts(new Date(target.start))
-				.find((part) => part.type === 'timeZoneName')!
-				.value.replace('GMT', 'UTC');
-		for (const timeZone of ['Pacific/Auckland', 'Asia/Kolkata', 'America/New_York']) {
+		const cases: Array<[string, string]> = [
+			['Pacific/Auckland', 'Auckland'],
+			['Europe/Berlin', 'Berlin'],
+			['America/New_York', 'New York'],
+			['UTC', 'UTC'],
+		];
+		for (const [timeZone, label] of cases) {
 			expect(await entry({ options: { timeZone: timeZone.toLowerCase() } })).toBe(
-				`${target.booker.name} · ${target.eventType.name} · ${inZone(timeZone)} ${offset(timeZone)} · No-Show`,
+				`${target.booker.name} · ${target.eventType.name} · ${inZone(timeZone)} ${label} · No-Show`,
 			);
 		}
-		// No zone in the node: n8n's zone for the context (the harness workflow's UTC); an expression is not guessed at.
-		expect(await entry({ options: { timeZone: "={{ $json['Time zone'] }}" } })).toBe(
-			`${target.booker.name} · ${target.eventType.name} · ${inZone('UTC')} UTC · No-Show`,
-		);
+		// No zone in the node (or an expression, which a list cannot evaluate): n8n gives a list search no workflow
+		// settings, so its own zone would be the instance default; the host's zone is the one the app shows, named.
+		for (const options of [{}, { timeZone: "={{ $json['Time zone'] }}" }]) {
+			expect(await entry({ options })).toBe(
+				`${target.booker.name} · ${target.eventType.name} · ${inZone('Asia/Tokyo')} Tokyo · No-Show`,
+			);
+		}
 	});
 
 	it('an email is passed to the service filter; other text matches booker name or event type in the page', async () => {
@@ -128,59 +140,96 @@ describe('Time zones', () => {
 	});
 });
 
+describe('Subtitle on the canvas', () => {
+	it('names the operation and resource as the panel shows them, for every pair, as the editor evaluates it', () => {
+		const node = new BookingService();
+		const resources = node.description.properties.find((property) => property.name === 'resource')!;
+		const pairs: Array<[string, string, string]> = [];
+		for (const resource of resources.options as INodePropertyOptions[]) {
+			const operations = node.description.properties.find(
+				(property) =>
+					property.name === 'operation' &&
+					(property.displayOptions?.show?.resource ?? []).includes(resource.value as string),
+			)!;
+			for (const operation of operations.options as INodePropertyOptions[]) {
+				pairs.push([String(resource.value), String(operation.value), `${operation.name}: ${resource.name}`]);
+			}
+		}
+		// What the canvas shows: the description's subtitle, evaluated by n8n's expression engine for the node.
+		const shown = pairs.map(([resource, operation]) => {
+			const instance = bookingServiceNode('Booking Service', { resource, operation });
+			const workflow = new Workflow({ nodes: [instance], connections: {}, active: false, nodeTypes: createNodeTypes() });
+			return workflow.expression.getSimpleParameterValue(instance, node.description.subtitle!, 'internal', {});
+		});
+		expect(shown).toEqual(pairs.map(([, , expected]) => expected));
+		expect(shown).toContain('Get Available Slots: Event Type');
+		expect(pairs).toHaveLength(10);
+	});
+});
+
 describe('Credential', () => {
-	const credentialType = new BookingServiceApi();
-
-	async function runCredentialTest(data: { apiKey: string; baseUrl: string }) {
-		const request = credentialType.test.request;
-		const baseURL = resolveCredentialExpression(request.baseURL, data) as string;
-		const authenticated = await new TestCredentialsHelper({}).authenticate(
+	// n8n finds the Test button's method as credentials-tester.service does: a node listing the credential with
+	// `testedBy`, then that name in the node's `methods.credentialTest`.
+	const nodeTypes = [new BookingService(), new BookingServiceTrigger(), new BookingServicePollingTrigger()];
+	const testFunctionOf = (node: INodeType) => {
+		const entry = node.description.credentials?.find((credential) => credential.name === 'bookingServiceApi');
+		const testedBy = entry?.testedBy;
+		expect(typeof testedBy, node.description.name).toBe('string');
+		const method = node.methods?.credentialTest?.[testedBy as string];
+		expect(method, node.description.name).toBeTypeOf('function');
+		return method!;
+	};
+	const test = async (data: { apiKey: string; baseUrl: string }) =>
+		await testFunctionOf(nodeTypes[0]).call({} as ICredentialTestFunctions, {
+			id: 'c',
+			name: 'Booking Service',
+			type: 'bookingServiceApi',
 			data,
-			'bookingServiceApi',
-			{
-				url: `${baseURL}${request.url}`,
-				method: request.method,
-				headers: {},
-			},
-		);
-		const response = await fetch(authenticated.url, {
-			headers: authenticated.headers as Record<string, string>,
-		});
-		const rule = credentialType.test.rules?.find(
-			(candidate) =>
-				candidate.type === 'responseCode' && candidate.properties.value === response.status,
-		);
-		return { baseURL, status: response.status, message: rule?.properties.message };
-	}
-
-	it('tests GET /me, tolerating trailing slashes on the Base URL', async () => {
-		const result = await runCredentialTest({
-			apiKey: sim.apiKeys.readOnly,
-			baseUrl: `${sim.baseUrl}//`,
 		});
 
-		expect(result.baseURL).toBe(sim.baseUrl);
-		expect(result.status).toBe(200);
+	it('every node that uses the credential tests it with the same method, and the credential has no test of its own', () => {
+		const methods = nodeTypes.map(testFunctionOf);
+		expect(new Set(methods).size).toBe(1);
+		// n8n runs a credential's own `test` before any node's method; it must not have one.
+		expect(new BookingServiceApi()).not.toHaveProperty('test');
 	});
 
-	it('a wrong key gets a message a user can act on', async () => {
-		const result = await runCredentialTest({ apiKey: 'bsk_wrong', baseUrl: sim.baseUrl });
-
-		expect(result.status).toBe(401);
-		expect(result.message).toMatch(/wrong, revoked or incomplete.*create a new one/);
-	});
-
-	it('a Base URL without /v1 gets a message about the Base URL', async () => {
-		const result = await runCredentialTest({
-			apiKey: sim.apiKeys.readOnly,
-			baseUrl: sim.baseUrl.replace(/\/v1$/, ''),
+	it('passes with a good key, sending GET /me with "Bearer <key>" (a pasted key trimmed, trailing slashes ignored)', async () => {
+		sim.control.clearRequests();
+		expect(await test({ apiKey: ` ${sim.apiKeys.readOnly}\n`, baseUrl: `${sim.baseUrl}//` })).toEqual({
+			status: 'OK',
+			message: 'Connection tested successfully',
 		});
-
-		expect(result.status).toBe(404);
-		expect(result.message).toMatch(/including the version prefix/);
+		expect(requestsTo(sim).map(({ method, path, status }) => ({ method, path, status }))).toEqual([
+			{ method: 'GET', path: '/v1/me', status: 200 },
+		]);
 	});
 
-	it('authenticates with exactly "Bearer <key>", a pasted key trimmed', async () => {
+	it.each<[string, { apiKey?: string; baseUrl?: string }, RegExp]>([
+		['a wrong key', { apiKey: 'bsk_wrong' }, /^The service rejected the API key: it is wrong, revoked or incomplete .* Create a new key in the app .* paste it into API Key\.$/],
+		['a Base URL without /v1', { baseUrl: 'no-v1' }, /^Nothing was found at http:\/\/127\.0\.0\.1:\d+\/me \(HTTP 404\)\. The Base URL must be the service's base URL including the version prefix \/v1, e\.g\. https:\/\/api\.example\.com\/v1\.$/],
+		['plain http to another host', { baseUrl: 'http://bookings.example.com/v1' }, /^The Base URL in the Booking Service API credential must start with https:\/\/; http:\/\/ is only for a local simulator .*unencrypted\.$/],
+		['an address without its scheme', { baseUrl: '127.0.0.1:5680/v1' }, /^The Base URL "127\.0\.0\.1:5680\/v1" in the Booking Service API credential must start with https:\/\/ .* e\.g\. https:\/\/api\.example\.com\/v1\.$/],
+		['a port nothing listens on', { baseUrl: 'closed-port' }, /^Nothing accepts connections at 127\.0\.0\.1:\d+ \(connection refused\)\. Check the host and port in the Base URL, and that the service is running\.$/],
+		['an unknown host', { baseUrl: 'https://bookings.invalid/v1' }, /^The host name "bookings\.invalid" in the Base URL was not found\. Check its spelling/],
+		['https to an http service', { baseUrl: 'https' }, /^127\.0\.0\.1:\d+ does not speak https\. Check the Base URL/],
+		['an empty key', { apiKey: '  ' }, /^The API Key is empty\. Create a new key in the app/],
+	])('fails with a sentence saying what to change: %s', async (_case, change, sentence) => {
+		const closedPort = `http://127.0.0.1:${await unusedPort()}/v1`;
+		const baseUrls: Record<string, string> = {
+			'no-v1': sim.baseUrl.replace(/\/v1$/, ''),
+			'closed-port': closedPort,
+			https: sim.baseUrl.replace('http://', 'https://'),
+		};
+		const baseUrl = change.baseUrl === undefined ? sim.baseUrl : (baseUrls[change.baseUrl] ?? change.baseUrl);
+		const apiKey = change.apiKey ?? sim.apiKeys.readOnly;
+		const result = await test({ apiKey, baseUrl });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(sentence);
+		expect(result.message.includes(sim.apiKeys.readOnly)).toBe(false);
+	});
+
+	it('authenticates node requests with exactly "Bearer <key>", a pasted key trimmed', async () => {
 		const authenticated = await new TestCredentialsHelper({}).authenticate(
 			{ apiKey: `  ${sim.apiKeys.readOnly}\n`, baseUrl: sim.baseUrl },
 			'bookingServiceApi',
@@ -190,3 +239,12 @@ describe('Credential', () => {
 		expect(authenticated.headers).toEqual({ Authorization: `Bearer ${sim.apiKeys.readOnly}` });
 	});
 });
+
+/** A loopback port with nothing listening: bound, then released. */
+async function unusedPort(): Promise<number> {
+	const server = createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	await new Promise((resolve) => server.close(resolve));
+	return port;
+}

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { eventTypeId, freeSlots, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
+import { PollHarness } from '../harness/poller.ts';
 import { ALL_EVENTS, pollingFixtures } from '../harness/polling-fixtures.ts';
 
 const sim = useTestSimulator();
@@ -191,6 +192,24 @@ describe('Booking Service Polling Trigger', () => {
 		await book(sim, 'intro-call', 1);
 		expect(await copy.poll()).toHaveLength(1);
 		expect(await original.poll()).toHaveLength(1);
+	});
+
+	it("Start From in the date picker's form is read in the workflow's zone; anything else says which form to use", async () => {
+		await later();
+		const made = await book(sim);
+		const trigger = (startFrom: string) =>
+			new PollHarness({
+				baseUrl: sim.baseUrl,
+				apiKey: sim.apiKeys.readOnly,
+				parameters: { events: ['*'], options: { startFrom } },
+				timezone: 'Asia/Tokyo',
+			});
+		// 2026-03-02 08:30 in Tokyo is 2026-03-01T23:30Z: half an hour before the simulated now, and so before the booking.
+		const items = await trigger('2026-03-02T08:30:00').poll();
+		expect(items.map((item) => (item.json.booking as { id: string }).id)).toContain(made.id);
+		await expect(trigger('1 March 2026').poll()).rejects.toThrow(
+			"Start From must be a date and time such as 2026-03-01T00:00:00 (the date picker's form, read in the workflow's time zone) or 2026-03-01T00:00:00Z",
+		);
 	});
 
 	it('Start From backfills a first sync from a chosen time', async () => {

@@ -127,7 +127,8 @@ describe('without Retry On Fail', () => {
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError' });
 		expect(result.error!.message).toMatch(/did not answer POST \/bookings within/);
-		expect(result.error!.description).toMatch(/may still have processed.*Idempotency-Key/);
+		expect(result.error!.message).toMatch(/it may still have acted: run it again to be sure \(it never books twice\)$/);
+		expect(result.error!.description).toMatch(/Retrying is safe.*Idempotency-Key/);
 		expect(bookings).toHaveLength(1); // stored by the service, answer lost: exactly why the key matters
 	});
 
@@ -153,7 +154,9 @@ describe('without Retry On Fail', () => {
 		});
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError' });
-		expect(result.error!.message).toBe(`Could not reach the Booking Service at ${baseUrl}`);
+		expect(result.error!.message).toBe(
+			`Could not reach the Booking Service at ${baseUrl}: check the Base URL in the credential and the network`,
+		);
 		expect(result.error!.description).toMatch(/Check the Base URL/);
 	});
 });
@@ -192,7 +195,7 @@ describe('429 handling in the transport', () => {
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '429' });
 		expect(result.error!.message).toBe(
-			`The Booking Service kept rate limiting the requests (HTTP 429 on ${MAX_RATE_LIMIT_ATTEMPTS} attempts)`,
+			`The Booking Service kept rate limiting the requests (HTTP 429 on ${MAX_RATE_LIMIT_ATTEMPTS} attempts): run it again later`,
 		);
 		expect(result.error!.description).toMatch(/request budget/);
 		expect(requestsTo(sim, '/me')).toHaveLength(MAX_RATE_LIMIT_ATTEMPTS);

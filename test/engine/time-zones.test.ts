@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { PADDING_DAYS } from '../../nodes/BookingService/actions/eventType/getSlots.operation.ts';
-import { formatInZone, startOfDay } from '../../nodes/shared/time.ts';
+import { formatInZone, parseDateTime, startOfDay } from '../../nodes/shared/time.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import { credentialsFor, eventTypeId, freeSlots, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
 
@@ -212,7 +212,7 @@ describe('Event Type → Get Available Slots', () => {
 		}
 		expect(result.items.Slots.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
 	});
-	it('Output → Local Times by Day: each day with its weekday, every time with its offset, the same instants', async () => {
+	it('Output → Local Times by Day: each day with its weekday, every time with its offset marked as one, the same instants', async () => {
 		// Europe/Berlin moves from +01:00 to +02:00 on Sunday 2026-03-29: Friday's and Monday's offsets differ.
 		const run = async (output: string) =>
 			(
@@ -231,10 +231,45 @@ describe('Event Type → Get Available Slots', () => {
 			['2026-03-27', 'Friday'],
 			['2026-03-30', 'Monday'],
 		]);
-		expect(days[0].times[0]).toMatch(/^\d\d:\d\d\+01:00$/);
-		expect(days[1].times[0]).toMatch(/^\d\d:\d\d\+02:00$/);
-		const instants = days.flatMap(({ date, times }) => times.map((time) => Date.parse(`${date}T${time}`)));
-		expect(instants).toEqual((all.slots as string[]).map((slot) => Date.parse(slot)));
+		// "09:00+01:00" read as a range from 09:00 to 01:00; "09:00 UTC+01:00" cannot be.
+		expect(days[0].times[0]).toMatch(/^\d\d:\d\d UTC\+01:00$/);
+		expect(days[1].times[0]).toMatch(/^\d\d:\d\d UTC\+02:00$/);
+		const joined = days.flatMap(({ date, times }) => times.map((time) => `${date}T${time}`));
+		expect(joined.map((start) => parseDateTime(start, 'UTC'))).toEqual(
+			(all.slots as string[]).map((slot) => Date.parse(slot)),
+		);
 		expect(JSON.stringify(byDay).length).toBeLessThan(JSON.stringify(all).length / 2);
+	});
+
+	it('a day and a time joined with T are a Start that Create books at exactly that slot, across a DST change', async () => {
+		const byDay = (
+			await runWorkflow({
+				nodes: [getSlots('2026-03-27', '2026-03-30', { output: 'byDay' })],
+				credentials: credentialsFor(sim),
+				timezone: 'Europe/Berlin',
+			})
+		).items.Slots[0].json;
+		const monday = (byDay.days as Array<{ date: string; times: string[] }>)[1];
+		const start = `${monday.date}T${monday.times[0]}`;
+		// A workflow in another zone: the offset in the text decides, not the zone.
+		const booked = await runWorkflow({
+			nodes: [
+				bookingServiceNode('Book', {
+					resource: 'booking',
+					operation: 'create',
+					eventType: { __rl: true, mode: 'id', value: eventTypeId(sim, 'intro-call') },
+					start,
+					bookerName: 'Ada',
+					bookerEmail: 'ada@example.com',
+					bookerTimeZone: 'Europe/Berlin',
+				}),
+			],
+			credentials: credentialsFor(sim),
+			timezone: 'America/Los_Angeles',
+		});
+
+		expect(booked.error).toBeUndefined();
+		expect(Date.parse(String(booked.items.Book[0].json.start))).toBe(parseDateTime(start, 'UTC'));
+		expect(booked.items.Book[0].json.localStart).toBe(formatInZone(parseDateTime(start, 'UTC')!, 'America/Los_Angeles'));
 	});
 });

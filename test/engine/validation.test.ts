@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
+import { BookingService } from '../../nodes/BookingService/BookingService.node.ts';
+import { BOOKING_SERVICE_NODE_TYPE, bookingServiceNode, createNodeTypes, runWorkflow } from '../harness/engine.ts';
 import {
 	credentialsFor,
 	eventTypeId,
@@ -350,7 +351,7 @@ describe('several items', () => {
 		expect(output[1].json).toEqual({
 			error: {
 				message: expect.stringMatching(/^Booker Email must be an email address.*\[item 1\]$/),
-				description: expect.stringMatching(/nothing was sent/),
+				description: expect.stringMatching(/^Nothing was sent for input item/),
 			},
 		});
 		expect(output[2].json).toMatchObject({ start: second, booker: { email: 'three@example.com' } });
@@ -363,5 +364,101 @@ describe('several items', () => {
 			},
 		});
 		expect(requestsTo(sim, '/bookings')).toHaveLength(3);
+	});
+});
+
+// The simulator's clock (SIMULATED_NOW, 2026-03-02 00:00 UTC, flowing) is n8n's clock here too (fixtures.ts).
+describe('a start in the past is refused before sending, saying how it was read', () => {
+	const book = (start: string, options: Record<string, unknown> = {}) =>
+		bookingServiceNode('Book', createBooking({ start, eventType: { __rl: true, mode: 'id', value: eventTypeId(sim, 'intro-call') }, ...options }));
+
+	it('names the field and the item, shows the value as read in the workflow zone, and sends nothing', async () => {
+		const result = await runWorkflow({ nodes: [book('2026-02-20 10:00')], credentials: credentialsFor(sim), timezone: 'Asia/Tokyo' });
+
+		expect(result.error).toMatchObject({ name: 'NodeOperationError' });
+		expect(result.error!.message).toBe(
+			'Start is in the past: "2026-02-20 10:00" was read as 2026-02-20T10:00:00+09:00 in Asia/Tokyo, 10 days ago. Give a start that has not passed, e.g. a slot from Get Available Slots [item 0]',
+		);
+		expect(requestsTo(sim)).toEqual([]);
+	});
+
+	it('an instant with an offset (a slot from last year) is shown in the zone the node reads times in', async () => {
+		const result = await runWorkflow({
+			nodes: [book('2025-03-10T09:00:00Z', { options: { timeZone: 'America/New_York' } })],
+			credentials: credentialsFor(sim),
+		});
+
+		expect(result.error!.message).toMatch(
+			/^Start is in the past: "2025-03-10T09:00:00Z" was read as 2025-03-10T05:00:00-04:00 in America\/New_York, 35\d days ago\./,
+		);
+		expect(requestsTo(sim)).toEqual([]);
+	});
+
+	it('a start a minute ago is within the clocks\' tolerance: it is sent, and the service decides', async () => {
+		const aMinuteAgo = new Date(Date.parse(sim.control.now().now) - 60_000).toISOString();
+		const result = await runWorkflow({ nodes: [book(aMinuteAgo)], credentials: credentialsFor(sim) });
+
+		expect(result.error).toMatchObject({ httpCode: '409' });
+		expect(requestsTo(sim, '/bookings')).toHaveLength(1);
+	});
+});
+
+describe('as an AI agent tool, a refusal also says what a chatbot should do next', () => {
+	// n8n runs a node an agent uses as its `…Tool` variant (same class, another type name).
+	const TOOL_TYPE = `${BOOKING_SERVICE_NODE_TYPE}Tool`;
+	const nodeTypes = createNodeTypes({ [TOOL_TYPE]: new BookingService() });
+	const run = async (parameters: Record<string, unknown>, type: string) =>
+		await runWorkflow({
+			nodes: [{ ...bookingServiceNode('Create booking', parameters), type }],
+			startItems: [{ eventTypeId: eventTypeId(sim, 'intro-call') }],
+			credentials: credentialsFor(sim),
+			nodeTypes,
+		});
+
+	it('an invalid email: the workflow reads what to change; the model also reads to ask the customer again', async () => {
+		const parameters = createBooking({ bookerEmail: 'ada at example' });
+		const inWorkflow = await run(parameters, BOOKING_SERVICE_NODE_TYPE);
+		const asTool = await run(parameters, TOOL_TYPE);
+
+		expect(inWorkflow.error!.message).toBe(
+			'Booker Email must be an email address such as jane@example.com (got "ada at example") [item 0]',
+		);
+		expect(asTool.error!.message).toBe(
+			'Booker Email must be an email address such as jane@example.com (got "ada at example"). Nothing was sent; ask the customer for their email address again. [item 0]',
+		);
+	});
+
+	it('a start in the past: the model is told to check today\'s date and offer slots', async () => {
+		const asTool = await run(createBooking({ start: '2025-03-10T09:00:00-05:00' }), TOOL_TYPE);
+
+		expect(asTool.error!.message).toMatch(
+			/^Start is in the past: .*\. Nothing was sent\. Check today's date in your instructions, then offer the customer times from the available slots \(all in the future\)\. \[item 0\]$/,
+		);
+		expect(requestsTo(sim)).toEqual([]);
+	});
+
+	it('a setup problem (the credential\'s Base URL): the model is told not to retry and to tell the customer', async () => {
+		const asTool = await runWorkflow({
+			nodes: [{ ...bookingServiceNode('Create booking', createBooking({})), type: TOOL_TYPE }],
+			startItems: [{ eventTypeId: eventTypeId(sim, 'intro-call') }],
+			credentials: credentialsFor(sim, 'readWrite', sim.baseUrl.replace('http:', 'ftp:')),
+			nodeTypes,
+		});
+
+		expect(asTool.error!.message).toMatch(
+			/must start with https:\/\/\. This is a setup problem of the booking system, not of the request: tell the customer booking is not possible right now, and do not retry\.$/,
+		);
+	});
+
+	it('a time taken meanwhile: the model is told to get the slots again and offer another time', async () => {
+		const [slot] = await freeSlots(sim, 'intro-call');
+		await run(createBooking({ start: slot }), BOOKING_SERVICE_NODE_TYPE);
+		const inWorkflow = await run(createBooking({ start: slot, bookerEmail: 'b@example.com' }), BOOKING_SERVICE_NODE_TYPE);
+		const asTool = await run(createBooking({ start: slot, bookerEmail: 'c@example.com' }), TOOL_TYPE);
+
+		expect(inWorkflow.error!.message).not.toMatch(/customer|offer/);
+		expect(asTool.error!.message).toBe(
+			`${inWorkflow.error!.message} Get the available slots again and offer the customer another time.`,
+		);
 	});
 });

@@ -2,6 +2,7 @@
  * Shared set-up for the engine tests: one simulator per test file on 127.0.0.1, with a fixed clock so slots and
  * dates are the same on every run, the credential data for each kind of key, and small look-ups the tests need.
  */
+import { createRequire } from 'node:module';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
@@ -10,6 +11,18 @@ import type { Simulator, SimulatorOptions } from '../simulator/index.ts';
 
 /** A Monday, 00:00 UTC. */
 export const SIMULATED_NOW = '2026-03-02T00:00:00Z';
+
+// The Luxon that n8n-workflow's expressions use: `$now` (which the action node also takes as its clock) reads it.
+const requireFromWorkflow = createRequire(createRequire(import.meta.url).resolve('n8n-workflow'));
+const { Settings: luxonSettings } = requireFromWorkflow('luxon') as { Settings: { now: () => number } };
+
+/** n8n's clock (`$now`) follows `clock` until the returned function puts it back on the real one. */
+export function setN8nClock(clock: () => number): () => void {
+	luxonSettings.now = clock;
+	return () => {
+		luxonSettings.now = () => Date.now();
+	};
+}
 
 export async function startTestSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
 	return await startSimulator({ now: SIMULATED_NOW, rateLimit: false, ...options });
@@ -37,13 +50,17 @@ export function useTestSimulator(
 			throw new Error('the test simulator is not running (use it inside tests and hooks)');
 		return started;
 	};
+	let restoreClock = () => {};
 	beforeAll(async () => {
 		started =
 			clock === 'fixed'
 				? await startTestSimulator(options)
 				: await startSimulator({ rateLimit: false, ...options });
+		// With the simulated clock, n8n's clock is the service's, as it is (within seconds) for a real user.
+		if (clock === 'fixed') restoreClock = setN8nClock(() => Date.parse(current().control.now().now));
 	});
 	afterAll(async () => {
+		restoreClock();
 		await started?.close();
 		started = undefined;
 	});

@@ -98,8 +98,8 @@ async function main(): Promise<void> {
 			`  Workflows:   ${imported.length} examples from examples/, not ${publish === 'Publish' ? 'published' : 'active'} (open one, then Execute workflow or ${publish}):`,
 			...imported.map((name) => `                 ${name}`),
 			`  Webhooks:    ${n8n.webhookUrl}webhook/… (the simulator may deliver to http://127.0.0.1 in this sandbox)`,
-			'  Test event:  press Enter here to book the next free intro call: the simulator then sends booking.created',
-			`               to every Booking Service Trigger listening for a test event or ${publish === 'Publish' ? 'published' : 'active'}.`,
+			'  Test event:  on a Booking Service Trigger press "Listen for test event", then press Enter here to book the',
+			`               next free intro call: the simulator sends booking.created to every trigger listening or ${publish === 'Publish' ? 'published' : 'active'}.`,
 			...(queue === undefined
 				? [`  n8n log:     ${n8n.logFile}`]
 				: [
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
 			'',
 			'Booking Service simulator (local sandbox, test keys):',
 			`  API:         ${simulator.baseUrl}`,
-			`  Control:     ${simulator.controlUrl}`,
+			`  Control:     ${simulator.controlUrl} (reschedule, cancel, mark no-show, … a booking: see test/simulator/README.md)`,
 			`  Keys:        read-write ${simulator.apiKeys.readWrite}`,
 			`               read-only  ${simulator.apiKeys.readOnly}`,
 			'',

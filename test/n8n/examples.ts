@@ -1,6 +1,6 @@
-// The example workflows (examples/*.json), made ready for one n8n: used by `npm run dev` and the end-to-end suite.
-// The files carry no credential and no event type, since those differ per account; here every Booking Service node
-// gets the given credential and every empty Event Type gets the given one.
+// The example workflows (examples/*.json): as a user imports them (the examples e2e test), and made ready for one n8n
+// (`npm run dev` and the AI agent test). The files carry no credential and no event type, since those differ per
+// account: a user chooses the credential, and makes the one pick a sticky note on the canvas names.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +29,22 @@ export interface ExampleContext {
 	eventType: { id: string; name: string };
 }
 
-/** The workflow as the public API accepts it on create (no id), wired to this n8n's credential and event type. */
+/** The file as n8n's editor imports it: a new workflow (no id) with the file's nodes, connections and settings. */
+export function asImported(workflow: WorkflowInput): WorkflowInput {
+	return structuredClone({ name: workflow.name, nodes: workflow.nodes, connections: workflow.connections, settings: workflow.settings });
+}
+
+/** The one step every example asks of a user: the Booking Service credential, in every node that asks for it. */
+export function withCredentialChosen(workflow: WorkflowInput, credential: { id: string; name: string }): WorkflowInput {
+	const nodes = workflow.nodes.map((node): WorkflowNode =>
+		node.type.startsWith(PACKAGE_NODE_PREFIX)
+			? { ...node, credentials: { ...node.credentials, [CREDENTIAL_TYPE]: credential } }
+			: node,
+	);
+	return { ...workflow, nodes };
+}
+
+/** For `npm run dev` and the AI agent test: the credential chosen and every empty Event Type set to the given one. */
 export function prepareExample(workflow: WorkflowInput, context: ExampleContext): WorkflowInput {
 	const nodes = workflow.nodes.map((node): WorkflowNode => {
 		if (!node.type.startsWith(PACKAGE_NODE_PREFIX)) return node;

@@ -55,8 +55,6 @@ export interface HarnessProfile {
 	publishApi: boolean;
 	/** The public API refuses credentials without "allowedDomains" (1.x, 2.16): they are made through REST. */
 	credentialsViaRest: boolean;
-	/** The credential test shows n8n's generic texts instead of the credential's own messages (1.x, 2.16). */
-	genericCredentialTestTexts: boolean;
 	/** A form's run finishes after its Form Ending page is answered (2.41); 1.x and 2.16 keep it waiting for a browser. */
 	formRunFinishes: boolean;
 }
@@ -70,7 +68,6 @@ const PROFILES: Record<string, Profile> = {
 			ownerFromEnv: true,
 			publishApi: true,
 			credentialsViaRest: false,
-			genericCredentialTestTexts: false,
 			formRunFinishes: true,
 		},
 	},
@@ -83,7 +80,6 @@ const PROFILES: Record<string, Profile> = {
 			ownerFromEnv: false,
 			publishApi: false,
 			credentialsViaRest: true,
-			genericCredentialTestTexts: true,
 			formRunFinishes: false,
 		},
 	},
@@ -107,7 +103,6 @@ const PROFILES: Record<string, Profile> = {
 			ownerFromEnv: false,
 			publishApi: false,
 			credentialsViaRest: true,
-			genericCredentialTestTexts: true,
 			formRunFinishes: false,
 		},
 	},

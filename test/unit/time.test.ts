@@ -24,6 +24,11 @@ describe('parseDateTime', () => {
 		['2026-03-02 10:00', 'Europe/Berlin', '2026-03-02T09:00:00Z'],
 		['2026-03-02', 'Asia/Tokyo', '2026-03-01T15:00:00Z'],
 		['2026-07-02T10:00:00', 'America/New_York', '2026-07-02T14:00:00Z'],
+		// A day and a time from Get Available Slots' "Local Times by Day", joined with T: the offset decides.
+		['2026-12-01T19:00 UTC-05:00', 'Asia/Tokyo', '2026-12-02T00:00:00Z'],
+		['2026-03-30T09:30 UTC+02:00', 'UTC', '2026-03-30T07:30:00Z'],
+		['2026-03-02T09:00 UTC', 'Europe/Berlin', '2026-03-02T09:00:00Z'],
+		['2026-03-02T09:00utc+05:45', 'UTC', '2026-03-02T03:15:00Z'],
 	])('%s read in %s is %s', (text, zone, expected) => {
 		expect(formatUtc(parseDateTime(text, zone)!)).toBe(expected);
 	});
@@ -36,6 +41,8 @@ describe('parseDateTime', () => {
 		'2026-03-02T10:60',
 		'2026-3-2',
 		'2026-03-02T10:00:00+25:00',
+		'2026-03-02T10:00 UTC 05:00',
+		'2026-03-02T10:00 GMT+01:00',
 	])('refuses %j', (text) => {
 		expect(parseDateTime(text, 'UTC')).toBeUndefined();
 	});

@@ -40,7 +40,7 @@ describe('normaliseBaseUrl', () => {
 
 	it.each([
 		['', /is empty/],
-		['api.example.com/v1', /not a valid URL/],
+		['api.example.com/v1', /must start with https:\/\//],
 		['ftp://api.example.com/v1', /must start with https:\/\//],
 		['https://user:pass@api.example.com/v1', /must not contain a user name or password/],
 		['https://api.example.com/v1?key=1', /must not contain a query/],
@@ -115,10 +115,10 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 		);
 
 		expect(named.message).toBe(
-			'The API key lacks the "webhooks:manage" permission this operation needs',
+			'The API key lacks the "webhooks:manage" permission this operation needs: use a key with "Read and write"',
 		);
 		expect(declared.message).toBe(
-			'The API key lacks the "bookings:write" permission this operation needs',
+			'The API key lacks the "bookings:write" permission this operation needs: use a key with "Read and write"',
 		);
 		expect(declared.description).toMatch(/"Read and write"/);
 	});
@@ -140,9 +140,8 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 			body: envelope('validation_failed', 'Invalid request.', details),
 		}));
 
-		// An AI agent sees only the message: it ends with what to do next.
 		expect(error.message).toBe(
-			`The service rejected the request: ${listed.replace(/\.?$/, '.')} Nothing was changed; correct these values and try again.`,
+			`The service refused these values: ${listed.replace(/\.?$/, '.')} Nothing was changed; correct the values it names.`,
 		);
 		expect(error.httpCode).toBe('400');
 	});
@@ -167,7 +166,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 			{ message: '{"code":7}' },
 		]);
 		expect(error.message).toBe(
-			'The service rejected the request: booker.email: must be an email; url is not https; booker.name: too long; start; {"code":7}. Nothing was changed; correct these values and try again.',
+			'The service refused these values: booker.email: must be an email; url is not https; booker.name: too long; start; {"code":7}. Nothing was changed; correct the values it names.',
 		);
 		expect(serviceErrorDetailsOf(error)).toEqual(error.context.serviceErrorDetails);
 	});
@@ -183,7 +182,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 	});
 
 	it.each([
-		['slot_unavailable', 409, /no longer free; no booking was made\. Get the available slots again and offer another time\.$/],
+		['slot_unavailable', 409, /^The requested start time is no longer free; no booking was made\. Choose another start from the free ones \(Event Type → Get Available Slots\)\.$/],
 		['event_type_inactive', 409, /event type is inactive/],
 		['idempotency_conflict', 409, /Idempotency Key was already used/],
 		['booking_state_changed', 409, /booking changed while this request ran/],
@@ -196,6 +195,27 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 
 		expect(error.message).toMatch(message);
 		expect(error.httpCode).toBe(String(status));
+	});
+
+	it.each([
+		['unauthorized', 401],
+		['insufficient_scope', 403],
+		['not_found', 404],
+		['slot_unavailable', 409],
+		['validation_failed', 400],
+		['event_type_inactive', 409],
+		['idempotency_conflict', 409],
+		['booking_state_changed', 409],
+		['duplicate_booking', 409],
+		['internal_error', 500],
+	])('%s: the message is for whoever reads the workflow; the next step for a chatbot travels beside it', async (code, status) => {
+		const error = await failureOf(() => ({ statusCode: status, body: envelope(code, 'Nope') }), {
+			method: 'POST',
+			path: '/bookings/0123456789abcdef01234567/cancel',
+		} as never);
+
+		expect(error.message).not.toMatch(/customer|offer|tell |apologi/i);
+		expect(error.context.agentAdvice).toEqual(expect.stringMatching(/\.$/));
 	});
 
 	it('404 on a path without an ID means the Base URL is wrong; with an ID, the thing is missing', async () => {
@@ -279,7 +299,9 @@ describe('no answer at all', () => {
 		);
 
 		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: null });
-		expect(error.message).toBe('Could not reach the Booking Service at https://api.example.com/v1');
+		expect(error.message).toBe(
+			'Could not reach the Booking Service at https://api.example.com/v1: check the Base URL in the credential and the network',
+		);
 		expect(error.description).toMatch(/econnrefused/);
 		expect(error.cause).toBeUndefined();
 		expect(pathsHolding(error, TEST_API_KEY)).toEqual([]);
@@ -297,11 +319,9 @@ describe('no answer at all', () => {
 		);
 
 		expect(error.message).toBe(
-			'The Booking Service at https://api.example.com/v1 did not answer POST /bookings within 1.5 s',
+			'The Booking Service at https://api.example.com/v1 did not answer POST /bookings within 1.5 s; it may still have acted: run it again to be sure (it never books twice)',
 		);
-		expect(error.description).toMatch(
-			/may still have processed.*Retrying is safe.*Idempotency-Key/,
-		);
+		expect(error.description).toMatch(/Retrying is safe.*Idempotency-Key/);
 	});
 
 	it('a timeout of a write without a key: may have been processed, check first', async () => {
@@ -310,9 +330,8 @@ describe('no answer at all', () => {
 			path: '/webhooks',
 		} as never);
 
-		expect(error.description).toBe(
-			'The service may still have processed the request; check before running it again.',
-		);
+		expect(error.message).toMatch(/within 60 s; it may still have acted: check before running it again$/);
+		expect(error.description).toBe('The service may have processed the request without its answer arriving.');
 	});
 
 	it('a timeout of a read: try again', async () => {

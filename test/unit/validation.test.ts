@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { NodeOperationError } from 'n8n-workflow';
 
 import {
 	characterCount,
@@ -96,7 +97,7 @@ describe('ItemParameters', () => {
 
 	it('names the field and the item, and shows short values only', () => {
 		expect(() => read({ email: 'nope' }).requiredEmail('email', 'Booker Email')).toThrow(
-			'Booker Email must be an email address such as jane@example.com (got "nope"); nothing was sent; ask the customer for their email address again [item 2]',
+			'Booker Email must be an email address such as jane@example.com (got "nope") [item 2]',
 		);
 		expect(() =>
 			read({ notes: 'x'.repeat(3000) }).optionalString('notes', 'Notes', { max: 2000 }),
@@ -147,26 +148,36 @@ describe('ItemParameters', () => {
 		).toThrow('Event Type is required [item 2]');
 	});
 
-	it('a malformed ID or email says what to do next: an AI agent sees only the message', () => {
-		expect(() => read({ bookingId: { mode: 'id', value: 'booking-1' } }).requiredResourceLocatorId('bookingId', 'Booking')).toThrow(
-			'Booking must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd (got "booking-1"); nothing was sent; use an ID exactly as the service returned it (Get Many lists them) [item 2]',
+	it('a malformed ID or email says what is wrong and what it must be; the next step for an AI agent travels beside it', () => {
+		const caught = (action: () => unknown) => {
+			try {
+				action();
+			} catch (error) {
+				return error as NodeOperationError;
+			}
+			throw new Error('nothing was thrown');
+		};
+		const id = caught(() => read({ bookingId: { mode: 'id', value: 'booking-1' } }).requiredResourceLocatorId('bookingId', 'Booking'));
+		expect(id.message).toBe(
+			'Booking must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd (got "booking-1") [item 2]',
 		);
-		expect(() => read({ id: 'x' }).requiredResourceId('id', 'Webhook Subscription ID')).toThrow(/; nothing was sent; use an ID exactly as/);
+		expect(id.description).toBe('Nothing was sent for input item 2: the node checks "Booking" before sending anything.');
+		expect(id.context.agentAdvice).toBe('Nothing was sent; use an ID exactly as a tool returned it, never a made-up one.');
+		const email = caught(() => read({ email: 'ada at example' }).requiredEmail('email', 'Booker Email'));
+		expect(email.message).toBe('Booker Email must be an email address such as jane@example.com (got "ada at example") [item 2]');
+		expect(email.context.agentAdvice).toBe('Nothing was sent; ask the customer for their email address again.');
 	});
 
-	it('converts date-times to UTC, reading wall-clock values in the workflow time zone', () => {
-		expect(read({ start: '2026-03-02T10:00:00+01:00' }).requiredUtcDateTime('start', 'Start')).toBe(
-			'2026-03-02T09:00:00Z',
+	it("converts date-times to UTC, reading wall-clock values in the workflow time zone, in the picker's form and the typed one", () => {
+		const utc = (value: unknown, zone?: string) => read({ start: value }, zone).optionalUtcDateTime('start', 'Start');
+		expect(utc('2026-03-02T10:00:00+01:00')).toBe('2026-03-02T09:00:00Z');
+		// What n8n's date picker stores (and shows), and the same time typed with a space: the same instant.
+		expect(utc('2026-03-02T10:00:00', 'Europe/Berlin')).toBe('2026-03-02T09:00:00Z');
+		expect(utc('2026-03-02 10:00', 'Europe/Berlin')).toBe('2026-03-02T09:00:00Z');
+		expect(utc(new Date('2026-03-02T09:00:00.250Z'))).toBe('2026-03-02T09:00:00.250Z');
+		expect(() => utc('2026-03-02T25:00:00Z')).toThrow(
+			"Start must be a date and time such as 2026-03-02T10:00:00 (the date picker's form, read in the workflow's time zone), 2026-03-02T09:00:00Z or 2026-03-02T10:00:00+01:00 (got \"2026-03-02T25:00:00Z\") [item 2]",
 		);
-		expect(
-			read({ start: '2026-03-02T10:00:00' }, 'Europe/Berlin').requiredUtcDateTime('start', 'Start'),
-		).toBe('2026-03-02T09:00:00Z');
-		expect(
-			read({ start: new Date('2026-03-02T09:00:00.250Z') }).requiredUtcDateTime('start', 'Start'),
-		).toBe('2026-03-02T09:00:00.250Z');
-		expect(() =>
-			read({ start: '2026-03-02T25:00:00Z' }).requiredUtcDateTime('start', 'Start'),
-		).toThrow(/^Start must be a date and time/);
 	});
 
 	it('reads numbers from expressions given as text, and refuses fractions and text', () => {

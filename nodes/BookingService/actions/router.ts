@@ -4,6 +4,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { messageForAgent, runsAsAgentTool } from '../../shared/agentAdvice';
 import * as account from './account';
 import * as booking from './booking';
 import * as eventType from './eventType';
@@ -102,9 +103,12 @@ function asNodeError(
 	error: unknown,
 	itemIndex: number,
 ): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		error.context.itemIndex ??= itemIndex;
-		return error;
-	}
-	return new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+	const nodeError =
+		error instanceof NodeApiError || error instanceof NodeOperationError
+			? error
+			: new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+	nodeError.context.itemIndex ??= itemIndex;
+	// A model reads only the message: as a tool, the node adds what a chatbot should do next.
+	if (runsAsAgentTool(this.getNode())) nodeError.message = messageForAgent(nodeError);
+	return nodeError;
 }

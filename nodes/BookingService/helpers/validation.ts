@@ -3,6 +3,7 @@
 import type { IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { adviseAgent } from '../../shared/agentAdvice';
 import { isResourceId } from '../../shared/resourceId';
 import { canonicalTimeZone, formatUtc, parseCalendarDate, parseDateTime } from '../../shared/time';
 import type { DayNumber } from '../../shared/time';
@@ -56,8 +57,13 @@ export function integerProblem(
 	return undefined;
 }
 
-/** What to do about a malformed ID; an AI agent that made one up reads only the message. */
-const ID_NEXT_STEP = 'nothing was sent; use an ID exactly as the service returned it (Get Many lists them)';
+/** An AI agent that made an ID up reads only the message: this joins it there (agentAdvice.ts). */
+const ID_ADVICE = 'Nothing was sent; use an ID exactly as a tool returned it, never a made-up one.';
+const EMAIL_ADVICE = 'Nothing was sent; ask the customer for their email address again.';
+
+/** The picker's own form first (it stores 2026-03-02T10:00:00 and shows any other form as an empty field). */
+export const DATE_TIME_EXAMPLES =
+	"2026-03-02T10:00:00 (the date picker's form, read in the workflow's time zone), 2026-03-02T09:00:00Z or 2026-03-02T10:00:00+01:00";
 
 /** Where every operation that reads or shows dates keeps its Time Zone option. */
 export const TIME_ZONE_OPTION = 'options.timeZone';
@@ -75,20 +81,21 @@ export class ItemParameters {
 		this.itemIndex = itemIndex;
 	}
 
-	/** Never echoes long values; `nextStep` says what to do, since an AI agent sees only this message. */
-	invalid(label: string, problem: string, value?: unknown, nextStep?: string): NodeOperationError {
+	/** "<Label> <problem> (got "…") [item n]": the problem says what the value must be. Never echoes long values. */
+	invalid(label: string, problem: string, value?: unknown, agentAdvice?: string): NodeOperationError {
 		const shown =
 			typeof value === 'string' && value !== '' && characterCount(value) <= 60
 				? ` (got "${value}")`
 				: '';
-		return new NodeOperationError(
+		const error = new NodeOperationError(
 			this.context.getNode(),
-			`${label} ${problem}${shown}${nextStep ? `; ${nextStep}` : ''} [item ${this.itemIndex}]`,
+			`${label} ${problem}${shown} [item ${this.itemIndex}]`,
 			{
 				itemIndex: this.itemIndex,
-				description: `Parameter "${label}" of input item ${this.itemIndex} was checked before sending; nothing was sent for this item.`,
+				description: `Nothing was sent for input item ${this.itemIndex}: the node checks "${label}" before sending anything.`,
 			},
 		);
+		return adviseAgent(error, agentAdvice ?? 'Nothing was sent; correct this value and call the tool again.');
 	}
 
 	/** The parameter's value; `null` when it is not set (n8n throws on a missing parameter without a fallback). */
@@ -113,12 +120,7 @@ export class ItemParameters {
 	}
 
 	optionalEmail(name: string, label: string): string | undefined {
-		return this.checked(
-			this.optionalString(name, label),
-			label,
-			emailProblem,
-			'nothing was sent; ask the customer for their email address again',
-		);
+		return this.checked(this.optionalString(name, label), label, emailProblem, EMAIL_ADVICE);
 	}
 
 	requiredEmail(name: string, label: string): string {
@@ -127,7 +129,7 @@ export class ItemParameters {
 
 	requiredResourceId(name: string, label: string): string {
 		return this.required(
-			this.checked(this.optionalString(name, label), label, resourceIdProblem, ID_NEXT_STEP),
+			this.checked(this.optionalString(name, label), label, resourceIdProblem, ID_ADVICE),
 			label,
 		);
 	}
@@ -138,7 +140,7 @@ export class ItemParameters {
 			| string;
 		const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
 		const text = value === undefined || value === null ? '' : String(value).trim();
-		return this.checked(text === '' ? undefined : text, label, resourceIdProblem, ID_NEXT_STEP);
+		return this.checked(text === '' ? undefined : text, label, resourceIdProblem, ID_ADVICE);
 	}
 
 	requiredResourceLocatorId(name: string, label: string): string {
@@ -212,23 +214,25 @@ export class ItemParameters {
 		return this.zone;
 	}
 
-	/** A date-time converted to the service's UTC form (`…Z`); values without an offset are read in dateTimeZone(). */
-	optionalUtcDateTime(name: string, label: string): string | undefined {
+	/** A date-time as epoch milliseconds; values without an offset are read in dateTimeZone(). */
+	optionalInstant(name: string, label: string): number | undefined {
 		const value = this.raw(name, '');
 		if (value === undefined || value === null || value === '') return undefined;
 		const instant = parseDateTime(value, this.dateTimeZone());
 		if (instant === undefined) {
-			throw this.invalid(
-				label,
-				'must be a date and time such as 2026-03-02T09:00:00Z, 2026-03-02T10:00:00+01:00 or 2026-03-02 10:00',
-				value,
-			);
+			throw this.invalid(label, `must be a date and time such as ${DATE_TIME_EXAMPLES}`, value);
 		}
-		return formatUtc(instant);
+		return instant;
 	}
 
-	requiredUtcDateTime(name: string, label: string): string {
-		return this.required(this.optionalUtcDateTime(name, label), label);
+	requiredInstant(name: string, label: string): number {
+		return this.required(this.optionalInstant(name, label), label);
+	}
+
+	/** A date-time converted to the service's UTC form (`…Z`). */
+	optionalUtcDateTime(name: string, label: string): string | undefined {
+		const instant = this.optionalInstant(name, label);
+		return instant === undefined ? undefined : formatUtc(instant);
 	}
 
 	/** A calendar date; a date-time value (an expression such as {{ $today }}) gives its date in dateTimeZone(). */
@@ -246,11 +250,11 @@ export class ItemParameters {
 		text: string | undefined,
 		label: string,
 		problemOf: (text: string) => string | undefined,
-		nextStep?: string,
+		agentAdvice?: string,
 	): string | undefined {
 		if (text === undefined) return undefined;
 		const problem = problemOf(text);
-		if (problem) throw this.invalid(label, problem, text, nextStep);
+		if (problem) throw this.invalid(label, problem, text, agentAdvice);
 		return text;
 	}
 

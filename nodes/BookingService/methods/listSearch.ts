@@ -13,26 +13,26 @@ import { emailProblem } from '../helpers/validation';
 
 export { searchEventTypes } from '../../shared/eventTypeSearch';
 
-// In the editor n8n gives a list search no workflow settings, so getTimezone() is the instance's default zone rather
-// than the workflow's; each entry shows its offset so the time cannot be misread.
-function listTimeZone(context: ILoadOptionsFunctions): string {
+// n8n runs a list search in a throwaway workflow without the workflow's settings (dynamic-node-parameters.service in
+// n8n 1.x and 2.x), so getTimezone() is the instance's default zone, not the workflow's. The list shows each start in the
+// node's Time Zone option if it names one, else in the booking's host zone (the account's, as its app shows it), and
+// names that zone on every entry: "2026-12-01 09:00 Tokyo".
+function optionTimeZone(context: ILoadOptionsFunctions): string | undefined {
 	const options = context.getNode().parameters.options as IDataObject | undefined;
 	const chosen = options?.timeZone;
-	const named = typeof chosen === 'string' ? canonicalTimeZone(chosen.trim()) : undefined;
-	return named ?? canonicalTimeZone(context.getTimezone()) ?? 'UTC';
+	return typeof chosen === 'string' ? canonicalTimeZone(chosen.trim()) : undefined;
 }
 
-/** An offset is shorter than a zone name, so the status after it still fits the list's width. */
+/** "Tokyo", "New York": the place a zone is named after, short enough for the list's width ("Etc/GMT+5" stays whole). */
+function zoneLabel(timeZone: string): string {
+	return timeZone.startsWith('Etc/') ? timeZone : (timeZone.split('/').pop() ?? timeZone).replace(/_/g, ' ');
+}
+
 function startText(start: unknown, timeZone: string): string {
 	const instant = typeof start === 'string' ? parseUtc(start) : Number.NaN;
 	if (!Number.isFinite(instant)) return String(start);
 	const local = formatInZone(instant, timeZone);
-	const [, sign, hours, minutes] = /([+-])(\d\d):(\d\d)$/.exec(local) ?? [];
-	const offset =
-		sign === undefined || (hours === '00' && minutes === '00')
-			? 'UTC'
-			: `UTC${sign}${Number(hours)}${minutes === '00' ? '' : `:${minutes}`}`;
-	return `${local.slice(0, 10)} ${local.slice(11, 16)} ${offset}`;
+	return `${local.slice(0, 10)} ${local.slice(11, 16)} ${zoneLabel(timeZone)}`;
 }
 
 /** One page of the most recent bookings per list page the user scrolls to; the service's maximum page size. */
@@ -46,7 +46,7 @@ export async function searchBookings(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const term = (filter ?? '').trim();
-	const timeZone = listTimeZone(this);
+	const chosenZone = optionTimeZone(this);
 	const qs: IDataObject = { sort: '-createdAt', limit: BOOKINGS_PER_LIST_PAGE };
 	const isEmail = emailProblem(term) === undefined;
 	if (isEmail) qs.email = term;
@@ -71,7 +71,7 @@ export async function searchBookings(
 			name: [
 				booking.booker?.name ?? '?',
 				booking.eventType?.name ?? '?',
-				startText(booking.start, timeZone),
+				startText(booking.start, chosenZone ?? canonicalTimeZone(String(booking.hostTimezone)) ?? 'UTC'),
 				bookingStatusName(booking.status),
 			].join(' · '),
 			value: booking.id,

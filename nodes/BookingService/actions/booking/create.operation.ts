@@ -8,6 +8,7 @@ import { bookingServiceApiRequest } from '../../../shared/transport';
 import { presentBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
 import { deriveIdempotencyKey, idempotencyKeyFromUserValue } from '../../helpers/idempotency';
+import { requiredFutureStart } from '../../helpers/startTime';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	additionalFieldsCollection,
@@ -37,7 +38,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		hint: 'Use a slot from Event Type → Get Available Slots, e.g. {{ $json.slots[0] }}',
 		description:
-			"When the booking starts. A value without Z or an offset (as the date picker gives) is read in the workflow's time zone, or in the Time Zone option (under Options); the service receives UTC. Use a slot from Get Available Slots to be sure the time is free.",
+			"When the booking starts. A value without Z or an offset (the date picker stores 2026-03-02T10:00:00) is read in the workflow's time zone, or in the Time Zone option (under Options); the service receives UTC. A start that has passed is refused. Use a slot from Get Available Slots to be sure the time is free.",
 	},
 	{
 		displayName: 'Booker Name',
@@ -145,7 +146,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 	}
 	const body: IDataObject = {
 		eventTypeId: parameters.requiredResourceLocatorId('eventType', 'Event Type'),
-		start: parameters.requiredUtcDateTime('start', 'Start'),
+		start: requiredFutureStart(this, parameters, 'start', 'Start'),
 		booker,
 	};
 	const notes = parameters.optionalString('additionalFields.notes', 'Notes', { max: 2000 });

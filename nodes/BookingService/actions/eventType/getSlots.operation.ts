@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { adviseAgent } from '../../../shared/agentAdvice';
 import { bookingServiceApiRequest } from '../../../shared/transport';
 import type { DayNumber } from '../../../shared/time';
 import {
@@ -11,6 +12,7 @@ import {
 	startOfDay,
 } from '../../../shared/time';
 import { eventTypeLocator } from '../../../shared/descriptions';
+import { slotsByLocalDay } from '../../helpers/slotsByDay';
 import { ItemParameters } from '../../helpers/validation';
 import {
 	optionsCollection,
@@ -68,7 +70,7 @@ const properties: INodeProperties[] = [
 				name: 'Local Times by Day (Compact, for AI Agents)',
 				value: 'byDay',
 				description:
-					"One item with each day's free start times in the time zone, with the weekday and offset (09:00+01:00): about a third of the size. A day and a time together, e.g. 2026-03-02T09:00+01:00, are a Start that Create accepts.",
+					"One item with each day's free start times in the time zone, with the weekday and UTC offset (09:00 UTC+01:00): about a third of the size. A day and a time joined with T, e.g. 2026-03-02T09:00 UTC+01:00, are a Start that Create accepts.",
 			},
 		],
 	},
@@ -187,15 +189,16 @@ export async function execute(
 	}
 
 	if (calendarBlocked && input.failWhenCalendarBlocked) {
-		throw new NodeOperationError(
+		const error = new NodeOperationError(
 			this.getNode(),
-			"The host's calendar could not be reached, so these slots may include busy times",
+			"The host's calendar could not be reached, so these slots may include busy times: try again later",
 			{
 				itemIndex,
 				description:
 					'The service reported calendarBlocked. Try again later, or turn off "Require Calendar Check" to accept possibly optimistic slots.',
 			},
 		);
+		throw adviseAgent(error, 'Tell the customer free times cannot be checked right now and to try again a little later; offer no times.');
 	}
 
 	if (calendarBlocked) {
@@ -237,28 +240,4 @@ export async function execute(
 		slots: instants.map(formatUtc),
 		localSlots: instants.map((instant) => formatInZone(instant, zone)),
 	};
-}
-
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
-/**
- * Sorted slots grouped by their local day: `{ date, weekday, times: ['09:00+01:00', …] }`. The weekday is given
- * because a model asked for "next Thursday" is bad at calendar arithmetic; each time keeps its offset, so a day and a
- * time together name the exact instant even on a day the offset changes.
- */
-function slotsByLocalDay(instants: number[], zone: string): IDataObject[] {
-	const days: Array<{ date: string; weekday: string; times: string[] }> = [];
-	for (const instant of instants) {
-		const local = formatInZone(instant, zone);
-		const date = local.slice(0, 10);
-		const clock = local.slice(11, 19);
-		const time = `${clock.endsWith(':00') ? clock.slice(0, 5) : clock}${local.slice(19)}`;
-		let day = days[days.length - 1];
-		if (day?.date !== date) {
-			day = { date, weekday: WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()], times: [] };
-			days.push(day);
-		}
-		day.times.push(time);
-	}
-	return days;
 }

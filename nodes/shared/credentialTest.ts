@@ -1,0 +1,139 @@
+// The credential's Test button, run by the nodes (`testedBy`) so every failure reads as a sentence saying what to
+// change. n8n shows a declarative test's network failures as bare codes (ERR_INVALID_URL, ECONNREFUSED), and n8n 1.x
+// and 2.16 replace its own 401/404 texts with generic ones; a test method's message is shown as is on every version.
+// It asks with Node's fetch: a test method gets only n8n's deprecated `request` helper, which the strict community lint
+// refuses. So the Test button, unlike the nodes, does not go through an HTTP proxy n8n is configured with.
+import type {
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	INodeCredentialTestResult,
+} from 'n8n-workflow';
+
+import { normaliseBaseUrl } from './baseUrl';
+
+/** The method name the nodes' `credentials: [{ testedBy }]` entries point at. */
+export const CREDENTIAL_TEST_METHOD = 'bookingServiceApiTest';
+
+/** Long enough for a slow service, short enough that the user is not left waiting for a dead address. */
+const TEST_TIMEOUT_MS = 15_000;
+
+const KEY_HELP = 'Create a new key in the app (Settings → API keys and webhooks) and paste it into API Key.';
+const BASE_URL_EXAMPLE = 'e.g. https://api.example.com/v1';
+
+interface TestResponse {
+	status: number;
+	location: string | null;
+	body: unknown;
+}
+
+function failure(message: string): INodeCredentialTestResult {
+	return { status: 'Error', message };
+}
+
+/** `GET {Base URL}/me` answers for any valid key whatever its scopes: it tests the key and the address, nothing else. */
+export async function testBookingServiceCredential(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const data = credential.data ?? {};
+	const parsed = normaliseBaseUrl(data.baseUrl);
+	if ('problem' in parsed) return failure(`${parsed.problem}.`);
+	const { baseUrl } = parsed;
+	const apiKey = typeof data.apiKey === 'string' ? data.apiKey.trim() : '';
+	if (apiKey === '') return failure(`The API Key is empty. ${KEY_HELP}`);
+
+	let response: TestResponse;
+	try {
+		const answer = await fetch(`${baseUrl}/me`, {
+			headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+			// A redirect is not followed: it could carry the key to another host.
+			redirect: 'manual',
+			signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
+		});
+		const text = await answer.text();
+		response = { status: answer.status, location: answer.headers.get('location'), body: parseJson(text) };
+	} catch (error) {
+		return failure(unreachable(baseUrl, error));
+	}
+	return verdict(baseUrl, response);
+}
+
+function verdict(baseUrl: string, response: TestResponse): INodeCredentialTestResult {
+	const { status } = response;
+	if (status >= 200 && status < 300) {
+		if (isAccount(response.body)) return { status: 'OK', message: 'Connection tested successfully' };
+		return failure(
+			`Something answered at ${baseUrl}, but not the Booking Service: GET /me did not return an account. Check the Base URL: it must be the service's base URL including /v1, ${BASE_URL_EXAMPLE}.`,
+		);
+	}
+	if (status === 401) {
+		return failure(
+			`The service rejected the API key: it is wrong, revoked or incomplete (keys are shown only once). ${KEY_HELP}`,
+		);
+	}
+	if (status === 403) return failure(`The service refused the API key for this account. ${KEY_HELP}`);
+	if (status === 404) {
+		return failure(
+			`Nothing was found at ${baseUrl}/me (HTTP 404). The Base URL must be the service's base URL including the version prefix /v1, ${BASE_URL_EXAMPLE}.`,
+		);
+	}
+	if (status === 429) {
+		return failure('The service is rate limiting this API key right now (HTTP 429). Wait a minute, then test again.');
+	}
+	if (status >= 300 && status < 400) {
+		const location = response.location ? ` to ${response.location}` : '';
+		return failure(
+			`${baseUrl}/me redirects${location} (HTTP ${status}); the key is not sent on to another address. Put the service's own base URL, including /v1, in Base URL.`,
+		);
+	}
+	if (status >= 500) {
+		return failure(`The service failed to answer (HTTP ${status}). The credential may be fine: test again later.`);
+	}
+	return failure(
+		`The service answered HTTP ${status} to GET /me. Check that the Base URL is the service's base URL including /v1, ${BASE_URL_EXAMPLE}.`,
+	);
+}
+
+function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
+	}
+}
+
+function isAccount(body: unknown): boolean {
+	const account = body as { id?: unknown; scopes?: unknown } | null;
+	return typeof account?.id === 'string' && Array.isArray(account.scopes);
+}
+
+/** The network error's code (fetch puts it on the error's cause), or the cause's own words when it has none. */
+function errorCode(error: unknown): string {
+	const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+	const code = cause?.code ?? (error as { code?: unknown } | null)?.code;
+	if (typeof code === 'string' && code !== '') return code;
+	return typeof cause?.message === 'string' ? cause.message : '';
+}
+
+function unreachable(baseUrl: string, error: unknown): string {
+	const url = new URL(baseUrl);
+	const code = errorCode(error);
+	const address = url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;
+	if (code === 'ECONNREFUSED') {
+		return `Nothing accepts connections at ${address} (connection refused). Check the host and port in the Base URL, and that the service is running.`;
+	}
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+		return `The host name "${url.hostname}" in the Base URL was not found. Check its spelling, and that this n8n can look up public host names.`;
+	}
+	const name = String((error as { name?: unknown })?.name ?? '');
+	if (name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+		return `${address} did not answer within ${TEST_TIMEOUT_MS / 1000} s. Check the Base URL, and that this n8n can reach the service (firewall, proxy).`;
+	}
+	if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|EPROTO/.test(code)) {
+		return `${address} does not speak https. Check the Base URL: the real service uses https://; only the local simulator uses http://.`;
+	}
+	if (/CERT|SELF_SIGNED|TLS|SSL/i.test(code)) {
+		return `The https certificate of ${url.hostname} was not accepted (${code}). Check that the Base URL names the service's own host.`;
+	}
+	return `Could not reach ${address}${code ? ` (${code})` : ''}. Check the Base URL, and that this n8n can reach the service.`;
+}

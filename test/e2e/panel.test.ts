@@ -1,0 +1,95 @@
+// What the editor panel shows, as a real n8n serves it to the editor: the node descriptions it renders
+// (/types/nodes.json) and the lists it asks the package for (the editor's own resource-locator route).
+import type { INodeTypeDescription } from 'n8n-workflow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../simulator/index.ts';
+import { ACTION_NODE, CREDENTIAL_TYPE, n8n, TRIGGER_NODE } from './n8n.ts';
+import { introCallSlots, service } from './service.ts';
+
+const client = n8n();
+let simulator: Simulator;
+let credential: { id: string; name: string };
+
+beforeAll(async () => {
+	simulator = await startSimulator();
+	const created = await client.createCredential({
+		name: 'Booking Service (panel test)',
+		type: CREDENTIAL_TYPE,
+		data: { apiKey: simulator.apiKeys.readWrite, baseUrl: simulator.baseUrl },
+	});
+	credential = { id: created.id, name: created.name };
+});
+
+afterAll(async () => {
+	if (credential) await client.api('DELETE', `/credentials/${credential.id}`);
+	await simulator?.close();
+});
+
+async function nodeTypes(): Promise<INodeTypeDescription[]> {
+	const response = await fetch(`${client.baseUrl}/types/nodes.json`, { headers: { cookie: client.cookie } });
+	return (await response.json()) as INodeTypeDescription[];
+}
+
+describe('the editor panel', () => {
+	it("the webhook trigger's notice says what a user needs in two sentences, without the sandbox's instructions", async () => {
+		const trigger = (await nodeTypes()).find((type) => type.name === TRIGGER_NODE)!;
+		const notices = trigger.properties.filter((property) => property.type === 'notice');
+		expect(notices).toHaveLength(1);
+		const text = notices[0].displayName;
+		expect(text).toMatch(/public https address/);
+		expect(text).toMatch(/WEBHOOK_URL/);
+		expect(text).toMatch(/Polling Trigger/);
+		expect(text).toMatch(/"Read and write"/);
+		expect(text).not.toMatch(/npm run dev|simulator|Control URL|press Enter|127\.0\.0\.1|Test URL/);
+		// Two lines in the panel at its default width (measured: about 58 characters a line).
+		expect(text.split(/(?<=\.) /)).toHaveLength(2);
+		expect(text.length).toBeLessThanOrEqual(2 * 60);
+	});
+
+	it("the booking list names the zone of each start: the host's, not n8n's default (a list gets no workflow settings)", async () => {
+		const [start] = await introCallSlots(simulator);
+		const email = `panel.${Date.now()}@example.com`;
+		await service(simulator, 'POST', '/bookings', {
+			eventTypeId: simulator.control.eventType('intro-call').id,
+			start,
+			booker: { name: 'Panel Test', email, timezone: 'Europe/London' },
+		});
+		const listed = async (options: Record<string, unknown>) => {
+			// What the editor sends when the Booking field's list opens and the user types an email.
+			const { results } = await client.rest<{ results: Array<{ name: string }> }>(
+				'POST',
+				'/dynamic-node-parameters/resource-locator-results',
+				{
+					nodeTypeAndVersion: { name: ACTION_NODE, version: 1 },
+					path: 'parameters.bookingId',
+					methodName: 'searchBookings',
+					currentNodeParameters: {
+						resource: 'booking',
+						operation: 'get',
+						bookingId: { __rl: true, mode: 'list', value: '' },
+						options,
+					},
+					credentials: { [CREDENTIAL_TYPE]: credential },
+					filter: email,
+				},
+			);
+			return results.map((result) => result.name);
+		};
+		const local = (timeZone: string) =>
+			new Intl.DateTimeFormat('sv-SE', {
+				timeZone,
+				year: 'numeric',
+				month: '2-digit',
+				day: '2-digit',
+				hour: '2-digit',
+				minute: '2-digit',
+				hourCycle: 'h23',
+			}).format(new Date(start));
+
+		expect((await service<{ timezone: string }>(simulator, 'GET', '/me')).timezone).toBe('Asia/Tokyo');
+		expect(await listed({})).toEqual([`Panel Test · Intro call · ${local('Asia/Tokyo')} Tokyo · Confirmed`]);
+		expect(await listed({ timeZone: 'America/Los_Angeles' })).toEqual([
+			`Panel Test · Intro call · ${local('America/Los_Angeles')} Los Angeles · Confirmed`,
+		]);
+	});
+});
