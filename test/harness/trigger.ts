@@ -19,10 +19,9 @@
 import './n8n-environment.ts';
 
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback.ts';
 import type {
 	IDataObject,
 	INode,
@@ -150,15 +149,12 @@ export class TriggerHarness {
 	}
 
 	async start(): Promise<this> {
-		this.#server.listen(0, '127.0.0.1');
-		await once(this.#server, 'listening');
-		this.origin = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+		this.origin = await listenOnLoopback(this.#server);
 		return this;
 	}
 
 	async close(): Promise<void> {
-		this.#server.closeAllConnections();
-		await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+		await closeServer(this.#server);
 	}
 
 	get productionUrl(): string {

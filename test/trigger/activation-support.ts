@@ -8,10 +8,9 @@
 //   or a middlebox can: the status line and headers at once, then the body a byte at a time.
 import '../harness/n8n-environment.ts';
 
-import { once } from 'node:events';
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from '../harness/loopback.ts';
 import type { IDataObject, INode, IWebhookData, IWebhookDescription, WorkflowActivateMode, WorkflowExecuteMode } from 'n8n-workflow';
 import { HookContext, WebhookContext } from 'n8n-core';
 import { Workflow } from 'n8n-workflow';
@@ -51,15 +50,12 @@ export class TwoTriggerWorkflow {
 	}
 
 	async start(): Promise<this> {
-		this.#server.listen(0, '127.0.0.1');
-		await once(this.#server, 'listening');
-		this.origin = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+		this.origin = await listenOnLoopback(this.#server);
 		return this;
 	}
 
 	async close(): Promise<void> {
-		this.#server.closeAllConnections();
-		await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+		await closeServer(this.#server);
 	}
 
 	setCredential(credential: { apiKey: string; baseUrl: string }): void {
@@ -262,15 +258,10 @@ export async function startTricklingProxy(targetBaseUrl: string): Promise<Trickl
 			upstream.end(Buffer.concat(chunks));
 		});
 	});
-	server.listen(0, '127.0.0.1');
-	await once(server, 'listening');
-	const { port } = server.address() as AddressInfo;
+	const origin = await listenOnLoopback(server);
 	return {
-		baseUrl: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`,
+		baseUrl: `${origin}${target.pathname.replace(/\/$/, '')}`,
 		trickle: (method, path, seconds) => armed.push({ method, path, seconds }),
-		close: async () => {
-			server.closeAllConnections();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
+		close: async () => await closeServer(server),
 	};
 }

@@ -84,7 +84,17 @@ export function rotationSetup() {
 		).status;
 	}
 
-	return { sim, harnesses, advance, activeTrigger, bookLatest, rotatedThenCancelled, serviceSecretOf, serviceRetry };
+	/** The service's retries of a delivery, ten minutes apart (what a lost answer leads to); their statuses. */
+	async function serviceRetries(trigger: TriggerHarness, eventType: string, subscriptionId: string, count = 3): Promise<number[]> {
+		const statuses: number[] = [];
+		for (let attempt = 0; attempt < count; attempt++) {
+			advance(10 * 60_000);
+			statuses.push(await serviceRetry(trigger, eventType, subscriptionId));
+		}
+		return statuses;
+	}
+
+	return { sim, harnesses, advance, activeTrigger, bookLatest, rotatedThenCancelled, serviceSecretOf, serviceRetries };
 }
 
 export function runKinds(trigger: TriggerHarness): unknown[] {
