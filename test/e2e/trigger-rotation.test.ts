@@ -124,7 +124,7 @@ describe('an API key rotated on an active workflow (real n8n)', () => {
 			expect(simulator.control.faults()).toEqual([]);
 			const log = n8n.logTail(2_000);
 			expect(log).toContain('Could not ask the Booking Service which account the API key belongs to');
-			expect(log).toContain(`webhook subscription ${old.id} is kept: the activation that just failed`);
+			expect(log).toContain(`webhook subscription ${old.id} is kept: the workflow's activation just failed`);
 		}
 
 		const madeAfter = await book(newKey);
