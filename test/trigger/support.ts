@@ -1,26 +1,44 @@
-// Small steps the trigger tests share: making real booking events happen on the simulator through its public API,
-// and signing deliveries from scratch the way the contract describes (independently of the node's own code).
+// Small steps the trigger tests share: trigger harnesses closed after each test, making real booking events happen on
+// the simulator through its public API, and signing deliveries from scratch the way the contract describes
+// (independently of the node's own code).
 import { createHmac } from 'node:crypto';
+import { afterEach } from 'vitest';
+import type { TriggerHarness, TriggerHarnessOptions } from '../harness/trigger.ts';
+import { startTriggerHarness } from '../harness/trigger.ts';
+import { service as api } from '../harness/service.ts';
 import type { Simulator } from '../simulator/index.ts';
 
-export async function api<T>(
-	sim: Simulator,
-	method: string,
-	path: string,
-	body?: unknown,
-	apiKey = sim.apiKeys.readWrite,
-): Promise<T> {
-	const response = await fetch(`${sim.baseUrl}${path}`, {
-		method,
-		headers: {
-			Authorization: `Bearer ${apiKey}`,
-			...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
+/** The simulator's API called directly, as the service's own app would (see test/harness/service.ts). */
+export { api };
+
+/**
+ * Trigger harnesses for the calling test file: `start` makes one on `sim` (its read-write key, every event unless the
+ * options say otherwise); it and any harness a test adds to `harnesses` are closed after the test.
+ */
+export function useTriggerHarnesses(sim: Simulator) {
+	const harnesses: TriggerHarness[] = [];
+	afterEach(async () => {
+		for (const harness of harnesses.splice(0)) await harness.close();
 	});
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
-	return (text === '' ? undefined : JSON.parse(text)) as T;
+	async function start(options: Partial<TriggerHarnessOptions> = {}): Promise<TriggerHarness> {
+		const harness = await startTriggerHarness({
+			baseUrl: sim.baseUrl,
+			apiKey: sim.apiKeys.readWrite,
+			parameters: { events: ['*'], options: {} },
+			...options,
+		});
+		harnesses.push(harness);
+		return harness;
+	}
+	return { start, harnesses };
+}
+
+/** The ids of the subscriptions the simulator was asked to delete (DELETE /webhooks/{id}), in order. */
+export function subscriptionDeletes(simulator: Simulator): string[] {
+	return simulator.control
+		.requests()
+		.filter((request) => request.method === 'DELETE' && request.route === '/webhooks/{id}')
+		.map((request) => request.path.split('/').pop()!);
 }
 
 /** Free start times of the free "intro-call" event type over the next two weeks. */
