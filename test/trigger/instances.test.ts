@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
-import { bookIntroCalls, subscriptionDeletes, useTriggerHarnesses } from './support.ts';
+import { bookIntroCalls, subscriptionDeletes } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 const { start: instance } = useTriggerHarnesses(sim);

@@ -4,7 +4,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
-import { api, bookIntroCalls, laterFreeStart, useTriggerHarnesses } from './support.ts';
+import { api, bookIntroCalls, laterFreeStart } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 let trigger: TriggerHarness;

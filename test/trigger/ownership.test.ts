@@ -8,7 +8,8 @@ import type { TriggerHarness, TriggerHarnessOptions } from '../harness/trigger.t
 import { startTestSimulator, useTestSimulator } from '../harness/fixtures.ts';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
-import { bookIntroCalls, signFromScratch, subscriptionDeletes as deletesOf, syntheticEvent, useTriggerHarnesses } from './support.ts';
+import { bookIntroCalls, signFromScratch, subscriptionDeletes as deletesOf, syntheticEvent } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 const PARAMETERS = { events: ['booking.created'], options: {} };

@@ -4,7 +4,8 @@
 import { afterEach, beforeEach, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
-import { api, rotateKey, signFromScratch, useTriggerHarnesses } from './support.ts';
+import { api, rotateKey, signFromScratch } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 export function rotationSetup() {
 	const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });

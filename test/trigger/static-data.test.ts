@@ -6,7 +6,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
-import { bookIntroCalls, signFromScratch, syntheticEvent, useTriggerHarnesses } from './support.ts';
+import { bookIntroCalls, signFromScratch, syntheticEvent } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 let trigger: TriggerHarness;

@@ -1,37 +1,12 @@
-// Small steps the trigger tests share: trigger harnesses closed after each test, making real booking events happen on
-// the simulator through its public API, and signing deliveries from scratch the way the contract describes
-// (independently of the node's own code).
+// Small steps the trigger tests share (and the queue-mode suite, so nothing here loads n8n): making real booking events
+// happen on the simulator through its public API, reading what it was asked, and signing deliveries from scratch the
+// way the contract describes (independently of the node's own code). Harnesses per test: harnesses.ts.
 import { createHmac } from 'node:crypto';
-import { afterEach } from 'vitest';
-import type { TriggerHarness, TriggerHarnessOptions } from '../harness/trigger.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
 import { service as api } from '../harness/service.ts';
 import type { Simulator } from '../simulator/index.ts';
 
 /** The simulator's API called directly, as the service's own app would (see test/harness/service.ts). */
 export { api };
-
-/**
- * Trigger harnesses for the calling test file: `start` makes one on `sim` (its read-write key, every event unless the
- * options say otherwise); it and any harness a test adds to `harnesses` are closed after the test.
- */
-export function useTriggerHarnesses(sim: Simulator) {
-	const harnesses: TriggerHarness[] = [];
-	afterEach(async () => {
-		for (const harness of harnesses.splice(0)) await harness.close();
-	});
-	async function start(options: Partial<TriggerHarnessOptions> = {}): Promise<TriggerHarness> {
-		const harness = await startTriggerHarness({
-			baseUrl: sim.baseUrl,
-			apiKey: sim.apiKeys.readWrite,
-			parameters: { events: ['*'], options: {} },
-			...options,
-		});
-		harnesses.push(harness);
-		return harness;
-	}
-	return { start, harnesses };
-}
 
 /** The ids of the subscriptions the simulator was asked to delete (DELETE /webhooks/{id}), in order. */
 export function subscriptionDeletes(simulator: Simulator): string[] {
