@@ -2,58 +2,40 @@
  * The n8n engine for benchmark workers, with the nodes as they ship: the BUILT files in dist/ (run `npm run build`
  * first; `npm run bench` does), loaded with require exactly as n8n loads a community package.
  *
- * Why not test/harness/engine.ts: it loads the TypeScript sources with extensionless imports, which only vitest
+ * Why not test/harness/engine.ts itself: it loads the TypeScript sources with extensionless imports, which only vitest
  * resolves, and a benchmark should time the compiled code users run. Why not vitest: the bench needs fresh processes,
- * `--expose-gc` and `--cpu-prof` per section, and its own report; plain Node 24 gives all three. What both need and can
- * share — applying the credential's declarative `authenticate`, the fixed part of the additional data — lives in
- * test/harness/engine-common.ts; this file keeps only its own credentials helper and node types.
- *
- * n8n-core and n8n-workflow are required (CommonJS), never imported: n8n-core requires n8n-workflow's CJS build, and
- * an ESM copy beside it would break its `instanceof` checks.
+ * `--expose-gc` and `--cpu-prof` per section, and its own report; plain Node 24 gives all three. The engine itself —
+ * node types, the credentials helper, additional data, one execution, a trigger's hook and request contexts — is the
+ * harness's (test/harness/engine-*.ts, which require the one CommonJS copy of n8n-core and n8n-workflow); this
+ * file adds only what the bench runs on it: the built nodes, a minimal pager to compare with, and the three entry
+ * points its workers call.
  */
+import './n8n-environment.ts';
+
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type * as N8nCore from 'n8n-core';
-import type * as N8nWorkflow from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentials,
 	ICredentialType,
 	IDataObject,
 	IExecuteFunctions,
-	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
 	INodeParameters,
-	INodeProperties,
 	INodeType,
-	INodeTypes,
-	IRequestOptionsSimplified,
-	IRun,
-	IWebhookData,
-	IWebhookDescription,
 	IWebhookResponseData,
-	IWorkflowExecuteAdditionalData,
-	Workflow as WorkflowType,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
+import type * as N8nCore from 'n8n-core';
 
-import { applyDeclarativeAuthenticate, baseAdditionalData } from '../harness/engine-common.ts';
+import { createAdditionalData, executeWorkflow, n8nCore, n8nWorkflow, nodeTypeRegistry } from '../harness/engine-common.ts';
+import { EngineCredentialsHelper } from '../harness/engine-credentials.ts';
+import { runWebhookMethod, webhookDataOf, webhookRequestContext } from '../harness/engine-webhooks.ts';
 import { distDir, REPO_ROOT } from './processes.ts';
 
-// n8n-core writes its instance settings under N8N_USER_FOLDER when first required: a throwaway folder, never ~/.n8n.
-process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'booking-bench-n8n-'));
-process.env.N8N_DIAGNOSTICS_ENABLED ??= 'false';
-process.env.N8N_VERSION_NOTIFICATIONS_ENABLED ??= 'false';
-// Otherwise n8n-core generates one and says so on stderr.
-process.env.N8N_ENCRYPTION_KEY ??= 'booking-service-bench';
-
+const { Workflow } = n8nWorkflow;
 const requireFromRepo = createRequire(join(REPO_ROOT, 'package.json'));
-const workflowLib = requireFromRepo('n8n-workflow') as typeof N8nWorkflow;
-const core = requireFromRepo('n8n-core') as typeof N8nCore;
-const { NodeHelpers, UnexpectedError, Workflow, createRunExecutionData } = workflowLib;
 
 function requireDist<T>(file: string): T {
 	try {
@@ -127,113 +109,19 @@ class MinimalPager implements INodeType {
 	}
 }
 
-function createNodeTypes(): INodeTypes {
-	const types: Record<string, INodeType> = {
-		[ACTION_NODE_TYPE]: new BookingService(),
-		[TRIGGER_NODE_TYPE]: new BookingServiceTrigger(),
-		[POLLING_TRIGGER_NODE_TYPE]: new BookingServicePollingTrigger(),
-		[MINIMAL_PAGER_NODE_TYPE]: new MinimalPager(),
-	};
-	const lookUp = (name: string) => {
-		const type = types[name];
-		if (type === undefined) throw new UnexpectedError(`Unknown node type "${name}" in the bench engine`);
-		return type;
-	};
-	return {
-		getByName: lookUp,
-		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(lookUp(name), version),
-		getKnownTypes: () => ({}),
-	};
+const nodeTypes = nodeTypeRegistry({
+	[ACTION_NODE_TYPE]: new BookingService(),
+	[TRIGGER_NODE_TYPE]: new BookingServiceTrigger(),
+	[POLLING_TRIGGER_NODE_TYPE]: new BookingServicePollingTrigger(),
+	[MINIMAL_PAGER_NODE_TYPE]: new MinimalPager(),
+});
+
+const credentialTypes = { [CREDENTIAL_TYPE]: new BookingServiceApi() };
+
+/** The credentials helper for one run: it hands nodes the bench's credential and applies its `authenticate`. */
+function credentialsHelper(credential: BookingServiceCredential): EngineCredentialsHelper {
+	return new EngineCredentialsHelper({ [CREDENTIAL_TYPE]: credential }, credentialTypes);
 }
-
-const credentialType = new BookingServiceApi();
-
-/**
- * Hands nodes the bench's credential and applies the credential's declarative `authenticate` as n8n's own
- * CredentialsHelper does: each `=` expression resolved by the workflow's expression engine with `$credentials`, on
- * every request.
- */
-class BenchCredentialsHelper extends workflowLib.ICredentialsHelper {
-	readonly credential: BookingServiceCredential;
-
-	constructor(credential: BookingServiceCredential) {
-		super();
-		this.credential = credential;
-	}
-
-	getParentTypes(): string[] {
-		return [];
-	}
-
-	isCredentialUsableByNode(): boolean {
-		return true;
-	}
-
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		_typeName: string,
-		requestOptions: IHttpRequestOptions | IRequestOptionsSimplified,
-		workflow?: WorkflowType,
-		node?: INode,
-	): Promise<IHttpRequestOptions> {
-		const authenticate = credentialType.authenticate;
-		if (authenticate === undefined || typeof authenticate === 'function' || workflow === undefined || node === undefined) {
-			throw new UnexpectedError('the bench expects the declarative authenticate of the Booking Service credential');
-		}
-		return applyDeclarativeAuthenticate(authenticate.properties, requestOptions, (text) =>
-			typeof text === 'string' && text.startsWith('=')
-				? workflow.expression.getSimpleParameterValue(node, text, 'internal', { $credentials: credentials })
-				: text,
-		);
-	}
-
-	async preAuthentication(): Promise<undefined> {
-		return undefined;
-	}
-
-	async runPreAuthentication(): Promise<undefined> {
-		return undefined;
-	}
-
-	async getCredentials(): Promise<ICredentials> {
-		throw new UnexpectedError('getCredentials is not available in the bench engine');
-	}
-
-	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
-		return { ...this.credential };
-	}
-
-	async updateCredentials(): Promise<void> {}
-
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-
-	getCredentialsProperties(): INodeProperties[] {
-		return credentialType.properties;
-	}
-}
-
-function notInBench(what: string) {
-	return async () => {
-		throw new UnexpectedError(`${what} is not available in the bench engine`);
-	};
-}
-
-const N8N_ORIGIN = 'http://127.0.0.1:5678';
-
-function createAdditionalData(
-	credential: BookingServiceCredential,
-	hooks?: N8nCore.ExecutionLifecycleHooks,
-	executionId?: string,
-): IWorkflowExecuteAdditionalData {
-	return baseAdditionalData({
-		credentialsHelper: new BenchCredentialsHelper(credential),
-		hooks,
-		executionId,
-		unavailable: notInBench,
-	});
-}
-
-const nodeTypes = createNodeTypes();
 
 /**
  * Runs the action node as a whole workflow execution in production ('webhook') mode — the node first on the
@@ -266,7 +154,6 @@ async function runSingleNode(
 		parameters: parameters as INodeParameters,
 		credentials: { [CREDENTIAL_TYPE]: CREDENTIAL_REFERENCE },
 	};
-	const settings = { timezone: 'UTC', executionOrder: 'v1' as const };
 	const workflow = new Workflow({
 		id: 'bench',
 		name: 'Bench',
@@ -274,29 +161,14 @@ async function runSingleNode(
 		connections: {},
 		active: true,
 		nodeTypes,
-		settings,
+		settings: { timezone: 'UTC', executionOrder: 'v1' },
 	});
-	const executionId = randomUUID();
-	const hooks = new core.ExecutionLifecycleHooks('webhook', executionId, {
-		id: workflow.id,
-		name: workflow.name,
-		active: true,
-		isArchived: false,
-		nodes: [node],
-		connections: {},
-		settings,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as never);
-	const finished = new Promise<IRun>((resolve) => {
-		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
+	const run = await executeWorkflow(workflow, {
+		mode: 'webhook',
+		credentialsHelper: credentialsHelper(credential),
+		start: { node, items: [{ json: {} }] },
+		executionId: randomUUID(),
 	});
-	const runExecutionData = createRunExecutionData({
-		executionData: { nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }] },
-	});
-	const execution = new core.WorkflowExecute(createAdditionalData(credential, hooks, executionId), 'webhook', runExecutionData);
-	await execution.processRunExecutionData(workflow);
-	const run = await finished;
 	const error = run.data.resultData.error;
 	if (error !== undefined) throw new Error(`the workflow failed: ${error.message}`);
 	return run.data.resultData.runData[node.name]?.at(-1)?.data?.main?.[0] ?? [];
@@ -371,41 +243,22 @@ export async function activateTrigger(
 		nodeTypes,
 		staticData: {},
 	});
-	const additionalData = createAdditionalData(credential);
-	const webhookDescription = nodeType.description.webhooks![0] as IWebhookDescription;
-	const webhookData: IWebhookData = {
-		httpMethod: 'POST',
-		node: node.name,
-		path: `${node.webhookId}/${webhookDescription.path}`,
-		webhookDescription,
-		workflowId: workflow.id,
-		workflowExecuteAdditionalData: additionalData,
-		isTest: false,
-	};
-	const hook = async (method: 'checkExists' | 'create' | 'delete') => {
-		const context = new core.HookContext(workflow, node, additionalData, 'trigger', 'activate', webhookData);
-		return await nodeType.webhookMethods!.default![method]!.call(context);
-	};
-	if (!(await hook('checkExists'))) await hook('create');
+	const additionalData = createAdditionalData({ credentialsHelper: credentialsHelper(credential) });
+	const webhookData = webhookDataOf(nodeType, workflow, node, additionalData, false);
+	const hook = async (method: 'checkExists' | 'create' | 'delete', mode: WorkflowExecuteMode) =>
+		await runWebhookMethod(nodeType, method, workflow, webhookData, { mode, activation: 'activate' });
+	if (!(await hook('checkExists', 'trigger'))) await hook('create', 'trigger');
 	return {
-		webhookUrl: `${N8N_ORIGIN}/webhook/${webhookData.path}`,
+		webhookUrl: `${additionalData.webhookBaseUrl}/${webhookData.path}`,
 		prepareDelivery(rawBody, headers) {
-			let body: unknown = {};
-			try {
-				body = JSON.parse(rawBody.toString('utf8'));
-			} catch {
-				// n8n leaves an unparseable body empty; the node reads rawBody
-			}
-			const requestData = { ...additionalData };
-			requestData.httpRequest = { rawBody, body, headers, params: {}, query: {}, method: 'POST' } as never;
-			requestData.httpResponse = createResponseStub() as never;
-			return new core.WebhookContext(workflow, node, requestData, 'webhook', webhookData, [], null);
+			const request = { headers, method: 'POST' };
+			return webhookRequestContext(workflow, webhookData, 'webhook', { request, rawBody, response: createResponseStub() });
 		},
 		async deliver(context) {
 			return await nodeType.webhook!.call(context);
 		},
 		async deactivate() {
-			await hook('delete');
+			await hook('delete', 'trigger');
 		},
 	};
 }
@@ -436,7 +289,8 @@ export async function runPoll(
 		nodeTypes,
 		staticData: JSON.parse(JSON.stringify(staticData)) as IDataObject,
 	});
-	const context = new core.PollContext(workflow, node, createAdditionalData(credential), 'trigger', 'activate');
+	const additionalData = createAdditionalData({ credentialsHelper: credentialsHelper(credential) });
+	const context = new n8nCore.PollContext(workflow, node, additionalData, 'trigger', 'activate');
 	const nodeType = nodeTypes.getByNameAndVersion(POLLING_TRIGGER_NODE_TYPE, 1);
 	const result = await nodeType.poll!.call(context);
 	// As n8n saves it: JSON (static data is an observable proxy in memory).

@@ -10,19 +10,16 @@ import { runActionNode, runPoll } from './engine.ts';
 import type { BookingServiceCredential } from './engine.ts';
 import type { RunMeasurement } from './measure.ts';
 import { measureRun } from './measure.ts';
+import type { WorkerInput } from './processes.ts';
 import { progress, readWorkerInput, writeWorkerResult } from './processes.ts';
-import { rotate } from './stats.ts';
+import { inTurns } from './stats.ts';
 
-export interface PollingInput {
-	baseUrl: string;
+export interface PollingInput extends WorkerInput {
 	/** The simulator's control interface: its clock, generated bookings, one change for the idle-poll position. */
 	controlUrl: string;
-	apiKey: string;
 	/** Backlog sizes, ascending; each adds bookings to the last. */
 	sizes: number[];
 	warmups: number;
-	runs: number;
-	timeLimitMs: number;
 }
 
 export interface BacklogResult {
@@ -114,7 +111,7 @@ const checked = (size: number) => (count: number) => {
 };
 
 const result: PollingResult = { backlogs: [], idle: { poll: [], returnAll: [] } };
-const started = Date.now();
+const deadline = Date.now() + input.timeLimitMs;
 for (const size of input.sizes) {
 	await generateUpTo(size);
 	const first = await drain(size, new Set());
@@ -135,9 +132,9 @@ for (const size of input.sizes) {
 		await jobs.drain();
 		await jobs.returnAll();
 	}
-	for (let index = 0; index < input.runs && (index === 0 || Date.now() - started < input.timeLimitMs); index++) {
-		for (const variant of rotate(index, ['drain', 'returnAll'] as const)) backlog[variant].push(await jobs[variant]());
-	}
+	await inTurns(['drain', 'returnAll'] as const, { rounds: input.runs, deadline }, () => async (variant) => {
+		backlog[variant].push(await jobs[variant]());
+	});
 	progress(`polling: ${size.toLocaleString('en')} changes drained in ${first.polls} polls, at most ${first.largestPoll} items each`);
 	result.backlogs.push(backlog);
 }

@@ -103,6 +103,16 @@ export function readWorkerInput<T>(): T {
 	return JSON.parse(text) as T;
 }
 
+/** What every measuring worker is handed: the simulator to use, and how many measured rounds in how long. */
+export interface WorkerInput {
+	baseUrl: string;
+	apiKey: string;
+	/** Measured rounds of every variant. */
+	runs: number;
+	/** Start no new round after this many milliseconds (the first always runs). */
+	timeLimitMs: number;
+}
+
 /** In a worker: hand the result back. */
 export async function writeWorkerResult(result: unknown): Promise<void> {
 	const file = process.env.BENCH_RESULT_FILE;

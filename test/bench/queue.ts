@@ -11,7 +11,7 @@
  *
  * Nothing may be lost: every sent event id in exactly one execution, every execution successful, and the count still
  * the same after a pause. (Repeats are not resent here: each webhook process drops only the repeats it saw itself,
- * so a resent copy through the proxy may run again — the README's "Duplicates" says so.)
+ * so a resent copy through the proxy may run again — docs/queue-mode.md says so.)
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';

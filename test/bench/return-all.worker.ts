@@ -9,17 +9,13 @@ import { runActionNode, runMinimalPager } from './engine.ts';
 import type { BookingServiceCredential } from './engine.ts';
 import type { RunMeasurement } from './measure.ts';
 import { measureRun } from './measure.ts';
+import type { WorkerInput } from './processes.ts';
 import { progress, readWorkerInput, writeWorkerResult } from './processes.ts';
-import { rotate } from './stats.ts';
+import { inTurns } from './stats.ts';
 
-export interface ReturnAllInput {
-	baseUrl: string;
-	apiKey: string;
+export interface ReturnAllInput extends WorkerInput {
 	expectedItems: number;
 	warmups: number;
-	runs: number;
-	/** Stop starting new runs after this many milliseconds. */
-	timeLimitMs: number;
 }
 
 export const RETURN_ALL_VARIANTS = ['actionNode', 'minimalNode', 'undici'] as const;
@@ -83,10 +79,9 @@ for (let index = 0; index < input.warmups; index++) {
 progress(`return-all: warmed up (${input.warmups} of each); ${input.runs} measured runs of each follow`);
 
 const result: ReturnAllResult = { runs: { actionNode: [], minimalNode: [], undici: [] }, pagesPerRun: 0 };
-const started = Date.now();
-for (let index = 0; index < input.runs && Date.now() - started < input.timeLimitMs; index++) {
-	for (const variant of rotate(index, RETURN_ALL_VARIANTS)) result.runs[variant].push(await measure(variant));
-}
+await inTurns(RETURN_ALL_VARIANTS, { rounds: input.runs, deadline: Date.now() + input.timeLimitMs }, () => async (variant) => {
+	result.runs[variant].push(await measure(variant));
+});
 result.pagesPerRun = pagesPerRun;
 await dispatcher.close();
 await writeWorkerResult(result);

@@ -47,3 +47,19 @@ export function rotate<T>(index: number, variants: readonly T[]): T[] {
 	const shift = index % variants.length;
 	return [...variants.slice(shift), ...variants.slice(0, shift)];
 }
+
+/**
+ * A worker's measured rounds: each round runs every variant once, in `rotate`'s order; `rounds` of them, or fewer once
+ * `deadline` (a Date.now() value) has passed — the first round always runs. `startRound` prepares a round (e.g. the
+ * deliveries its variants share) and returns how to run one variant in it.
+ */
+export async function inTurns<T>(
+	variants: readonly T[],
+	limits: { rounds: number; deadline: number },
+	startRound: (round: number) => (variant: T) => Promise<void>,
+): Promise<void> {
+	for (let round = 0; round < limits.rounds && (round === 0 || Date.now() < limits.deadline); round++) {
+		const runVariant = startRound(round);
+		for (const variant of rotate(round, variants)) await runVariant(variant);
+	}
+}

@@ -7,20 +7,17 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Delivery } from './deliveries.ts';
 import { DELIVERY_BYTES, deliveryTemplate, makeDeliveries } from './deliveries.ts';
 import { activateTrigger } from './engine.ts';
+import type { WorkerInput } from './processes.ts';
 import { progress, readWorkerInput, writeWorkerResult } from './processes.ts';
-import { rotate } from './stats.ts';
+import { inTurns } from './stats.ts';
 
-export interface VerifyInput {
-	baseUrl: string;
+export interface VerifyInput extends WorkerInput {
 	controlUrl: string;
-	apiKey: string;
 	booking: Record<string, unknown>;
 	/** Deliveries before measuring: more than the dedupe store keeps (1,000), so runs see its steady state. */
 	warmupCalls: number;
 	/** Deliveries per measured run (per variant). */
 	batch: number;
-	runs: number;
-	timeLimitMs: number;
 }
 
 export const VERIFY_VARIANTS = ['webhook', 'bareHmac', 'hmacAndParse'] as const;
@@ -119,15 +116,15 @@ const result: VerifyResult = {
 	executionsStarted: 0,
 	deliveriesToWebhook: 0,
 };
-const started = Date.now();
-for (let index = 0; index < input.runs && Date.now() - started < input.timeLimitMs; index++) {
+await inTurns(VERIFY_VARIANTS, { rounds: input.runs, deadline: Date.now() + input.timeLimitMs }, () => {
+	// New event ids every round (webhook() drops ids it has seen); every variant gets the same bytes.
 	const deliveries = makeDeliveries(template, subscription.secret, input.batch);
-	for (const variant of rotate(index, VERIFY_VARIANTS)) {
+	return async (variant) => {
 		(globalThis as { gc?: () => void }).gc?.();
 		const elapsedMs = await variants[variant](deliveries);
 		result.microsPerDelivery[variant].push((elapsedMs * 1000) / deliveries.length);
-	}
-}
+	};
+});
 result.executionsStarted = executionsStarted;
 result.deliveriesToWebhook = deliveriesToWebhook;
 await trigger.deactivate();

@@ -2,7 +2,7 @@
 // webhook()) behind a round-robin proxy, on Postgres and Redis (test/n8n/queue.ts). The simulator delivers to the
 // proxy, so consecutive deliveries land on different webhook processes, as behind a real load balancer.
 //
-// Counts are exact where n8n makes them so, and measured (and printed) where the README states a figure: duplicates
+// Counts are exact where n8n makes them so, and measured (and printed) where docs/queue-mode.md speaks of a figure: duplicates
 // across webhook processes. Executions are counted through main's public API (one database for all processes).
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -296,7 +296,7 @@ describe('the package in n8n queue mode', () => {
 		expect(toThisWorkflow.map((entry) => entry.status)).toEqual([200]);
 		const executions = await settledExecutions(workflow.id);
 		expect(executions.filter((execution) => eventIdOf(execution) === event.id)).toHaveLength(1);
-		// n8n's Remove Duplicates checks and records without a lock (see the README's Queue mode section): under this
+		// n8n's Remove Duplicates checks and records without a lock (see docs/queue-mode.md): under this
 		// race's load, Postgres has once refused its insert with a duplicate key (a CI run on 2026-11-24). That failure
 		// is n8n's node and n8n's table; any other failed execution is this package's.
 		const isRemoveDuplicatesRace = (execution: unknown) => {

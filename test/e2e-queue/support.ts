@@ -23,7 +23,7 @@ export interface TriggerWorkflow {
 }
 
 /**
- * `Booking Service Trigger → Remove Duplicates (eventId, n8n's database) → No Operation`: the README's recommended
+ * `Booking Service Trigger → Remove Duplicates (eventId, n8n's database) → No Operation`: the docs' recommended
  * durable guard, so each test can count both what the trigger started and what got past the guard.
  */
 export async function createTriggerWorkflow(

@@ -31,7 +31,7 @@ let model: ModelDouble;
 const workflowIds: string[] = [];
 let chatUrl: string;
 let mcpUrl: string;
-/** What the model received, for the README's figures: printed once at the end. */
+/** What the model received, for the figures in docs/ai-agents.md: printed once at the end. */
 const measured: Record<string, string | number> = {};
 
 const localDay = (instant: number, zone = BUSINESS_ZONE) => formatInZone(instant, zone).slice(0, 10);

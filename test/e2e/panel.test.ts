@@ -2,6 +2,7 @@
 // (/types/nodes.json) and the lists it asks the package for (the editor's own resource-locator route).
 import type { INodeTypeDescription } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minuteInZone } from '../harness/fixtures.ts';
 import { startSimulator, type Simulator } from '../simulator/index.ts';
 import { ACTION_NODE, CREDENTIAL_TYPE, n8n, TRIGGER_NODE } from './n8n.ts';
 import { introCallSlots, service } from './service.ts';
@@ -75,16 +76,7 @@ describe('the editor panel', () => {
 			);
 			return results.map((result) => result.name);
 		};
-		const local = (timeZone: string) =>
-			new Intl.DateTimeFormat('sv-SE', {
-				timeZone,
-				year: 'numeric',
-				month: '2-digit',
-				day: '2-digit',
-				hour: '2-digit',
-				minute: '2-digit',
-				hourCycle: 'h23',
-			}).format(new Date(start));
+		const local = (timeZone: string) => minuteInZone(start, timeZone);
 
 		expect((await service<{ timezone: string }>(simulator, 'GET', '/me')).timezone).toBe('Asia/Tokyo');
 		expect(await listed({})).toEqual([`Panel Test · Intro call · ${local('Asia/Tokyo')} Tokyo · Confirmed`]);

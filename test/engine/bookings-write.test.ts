@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { formatInZone } from '../../nodes/shared/time.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import {
+	createBookingParameters,
 	credentialsFor,
 	eventTypeId,
 	freeSlots,
@@ -19,16 +20,7 @@ const sim = useTestSimulator();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function createParameters(start: string, overrides: Record<string, unknown> = {}) {
-	return {
-		resource: 'booking',
-		operation: 'create',
-		eventType: { __rl: true, mode: 'id', value: eventTypeId(sim, 'intro-call') },
-		start,
-		bookerName: 'Jane Doe',
-		bookerEmail: 'jane@example.com',
-		bookerTimeZone: 'Europe/Berlin',
-		...overrides,
-	};
+	return createBookingParameters(eventTypeId(sim, 'intro-call'), start, overrides);
 }
 
 function bookingsOf(email: string) {

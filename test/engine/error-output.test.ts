@@ -8,7 +8,7 @@ import type { INode, INodeExecutionData } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { START_NODE_TYPE, bookingServiceNode, runWorkflow } from '../harness/engine.ts';
-import { credentialsFor, eventTypeId, freeSlots, useTestSimulator } from '../harness/fixtures.ts';
+import { createBookingParameters, credentialsFor, eventTypeId, freeSlots, useTestSimulator } from '../harness/fixtures.ts';
 import type { Simulator } from '../simulator/index.ts';
 
 const sim = useTestSimulator();
@@ -24,19 +24,15 @@ interface Case {
 }
 
 const eventTypeById = { __rl: true, mode: 'id', value: '={{ $json.eventTypeId }}' };
+/** Create from the item: its event type, start and email; Jane Doe otherwise. */
+const createFromItem = createBookingParameters('={{ $json.eventTypeId }}', '={{ $json.start }}', {
+	bookerEmail: '={{ $json.email }}',
+});
 
 const CASES: Case[] = [
 	{
 		name: 'booking create: bad email (caught before sending)',
-		parameters: {
-			resource: 'booking',
-			operation: 'create',
-			eventType: eventTypeById,
-			start: '={{ $json.start }}',
-			bookerName: 'Jane Doe',
-			bookerEmail: '={{ $json.email }}',
-			bookerTimeZone: 'Europe/Berlin',
-		},
+		parameters: createFromItem,
 		items: async (sim) => {
 			const [first] = await freeSlots(sim, 'intro-call');
 			const id = eventTypeId(sim, 'intro-call');
@@ -49,15 +45,7 @@ const CASES: Case[] = [
 	},
 	{
 		name: 'booking create: 409 slot taken (refused by the service)',
-		parameters: {
-			resource: 'booking',
-			operation: 'create',
-			eventType: eventTypeById,
-			start: '={{ $json.start }}',
-			bookerName: 'Jane Doe',
-			bookerEmail: '={{ $json.email }}',
-			bookerTimeZone: 'Europe/Berlin',
-		},
+		parameters: createFromItem,
 		items: async (sim) => {
 			const [first] = await freeSlots(sim, 'intro-call');
 			const id = eventTypeId(sim, 'intro-call');

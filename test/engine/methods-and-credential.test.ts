@@ -20,7 +20,7 @@ import {
 	createNodeTypes,
 	TestCredentialsHelper,
 } from '../harness/engine.ts';
-import { credentialsFor, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
+import { credentialsFor, minuteInZone, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
 
 const sim = useTestSimulator({}, { beforeEachTest: 'nothing' });
 
@@ -50,16 +50,7 @@ describe('Booking search (resource locator "From List" of Get and Cancel)', () =
 	it("shows each start in the node's Time Zone option, else in the booking's host zone, naming the zone; the status as a word", async () => {
 		const target = sim.control.bookings().find((booking) => booking.status === 'no_show')!;
 		expect(target.hostTimezone).toBe('Asia/Tokyo');
-		const inZone = (timeZone: string) =>
-			new Intl.DateTimeFormat('sv-SE', {
-				timeZone,
-				year: 'numeric',
-				month: '2-digit',
-				day: '2-digit',
-				hour: '2-digit',
-				minute: '2-digit',
-				hourCycle: 'h23',
-			}).format(new Date(target.start));
+		const inZone = (timeZone: string) => minuteInZone(target.start, timeZone);
 		const entry = async (parameters: Record<string, unknown>) => {
 			const context = await createLoadOptionsContext(
 				bookingServiceNode('Cancel', { resource: 'booking', operation: 'cancel', ...parameters }),

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { PADDING_DAYS } from '../../nodes/BookingService/actions/eventType/getSlots.operation.ts';
 import { formatInZone, parseDateTime, startOfDay } from '../../nodes/shared/time.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
-import { credentialsFor, eventTypeId, freeSlots, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
+import { createBookingParameters, credentialsFor, eventTypeId, freeSlots, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
 
 const sim = useTestSimulator();
 
@@ -19,16 +19,7 @@ function pickerValue(instant: string, zone: string): string {
 }
 
 function createBooking(start: string, extra: Record<string, unknown> = {}) {
-	return bookingServiceNode('Book', {
-		resource: 'booking',
-		operation: 'create',
-		eventType: { __rl: true, mode: 'id', value: eventTypeId(sim, 'intro-call') },
-		start,
-		bookerName: 'Jane Doe',
-		bookerEmail: 'jane@example.com',
-		bookerTimeZone: 'Europe/Berlin',
-		...extra,
-	});
+	return bookingServiceNode('Book', createBookingParameters(eventTypeId(sim, 'intro-call'), start, extra));
 }
 
 describe('Booking → Create', () => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { BookingService } from '../../nodes/BookingService/BookingService.node.ts';
 import { BOOKING_SERVICE_NODE_TYPE, bookingServiceNode, createNodeTypes, runWorkflow } from '../harness/engine.ts';
 import {
+	createBookingParameters,
 	credentialsFor,
 	eventTypeId,
 	freeSlots,
@@ -22,16 +23,7 @@ const FROM_ITEM = '={{ $json.value }}';
 const introCall = '={{ $json.eventTypeId }}';
 
 function createBooking(overrides: Record<string, unknown>) {
-	return {
-		resource: 'booking',
-		operation: 'create',
-		eventType: { __rl: true, mode: 'id', value: introCall },
-		start: '2026-03-10T10:00:00Z',
-		bookerName: 'Jane Doe',
-		bookerEmail: 'jane@example.com',
-		bookerTimeZone: 'Europe/Berlin',
-		...overrides,
-	};
+	return createBookingParameters(introCall, '2026-03-10T10:00:00Z', overrides);
 }
 
 const cases: Array<[string, Record<string, unknown>, unknown, RegExp]> = [

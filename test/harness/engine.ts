@@ -11,221 +11,79 @@
  *   result.items.List  // INodeExecutionData[] of the node's first output
  *   result.error       // the execution's error (a plain object after the run), if it failed
  *
- * Exported for the trigger's tests too: createNodeTypes, TestCredentialsHelper, createAdditionalData.
+ * Exported for the trigger's tests too: createNodeTypes, TestCredentialsHelper, createAdditionalData. What this file
+ * shares with the bench (which runs the built nodes instead) is in engine-common.ts and beside it.
  */
 import './n8n-environment';
 
 import { randomUUID } from 'node:crypto';
 
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentials,
+	ICredentialsHelper,
 	ICredentialType,
 	IDataObject,
 	IConnections,
-	IHttpRequestHelper,
-	IHttpRequestOptions,
 	INode,
-	INodeCredentialsDetails,
 	INodeExecutionData,
 	INodeParameters,
-	INodeProperties,
-	INodeType,
 	INodeTypes,
-	IRequestOptionsSimplified,
 	IRun,
-	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
 	IWorkflowSettings,
 } from 'n8n-workflow';
-import {
-	createRunExecutionData,
-	ICredentialsHelper,
-	NodeHelpers,
-	UnexpectedError,
-	Workflow,
-} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 
 import { BookingServiceApi } from '../../credentials/BookingServiceApi.credentials';
 import { BookingService } from '../../nodes/BookingService/BookingService.node';
-import { applyDeclarativeAuthenticate, baseAdditionalData } from './engine-common.ts';
+import type { AdditionalDataParts, NodeTypeMap } from './engine-common.ts';
+import { createAdditionalData as additionalDataFrom, executeWorkflow, nodeTypeRegistry } from './engine-common.ts';
+import { EngineCredentialsHelper } from './engine-credentials.ts';
 import { START_NODE_TYPE, StartNode } from './start-node';
 
 export { START_NODE_TYPE };
+export type { NodeTypeMap };
+export { resolveCredentialExpression } from './engine-credentials.ts';
 
 /** The type name n8n gives the action node when the package is installed. */
 export const BOOKING_SERVICE_NODE_TYPE = 'n8n-nodes-booking-service.bookingService';
 export const BOOKING_SERVICE_CREDENTIAL_TYPE = 'bookingServiceApi';
 
-export type NodeTypeMap = Record<string, INodeType | IVersionedNodeType>;
-
 /** The node types the engine may run: the action node and the start node, plus any given (e.g. the trigger). */
 export function createNodeTypes(extra: NodeTypeMap = {}): INodeTypes {
-	const types: NodeTypeMap = {
+	return nodeTypeRegistry({
 		[BOOKING_SERVICE_NODE_TYPE]: new BookingService(),
 		[START_NODE_TYPE]: new StartNode(),
 		...extra,
-	};
-	const lookUp = (name: string) => {
-		const type = types[name];
-		if (type === undefined)
-			throw new UnexpectedError(`Unknown node type "${name}" in the engine harness`);
-		return type;
-	};
-	return {
-		getByName: lookUp,
-		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(lookUp(name), version),
-		getKnownTypes: () => ({}),
-	};
+	});
 }
 
 const DEFAULT_CREDENTIAL_TYPES: Record<string, ICredentialType> = {
 	[BOOKING_SERVICE_CREDENTIAL_TYPE]: new BookingServiceApi(),
 };
 
-/**
- * Hands nodes the test's credential data and applies the credential type's declarative `authenticate` the way
- * n8n's own CredentialsHelper does: `=` expressions resolved with `$credentials` by the workflow's expression
- * engine, then merged into the request's headers / qs / body / auth.
- */
-export class TestCredentialsHelper extends ICredentialsHelper {
-	private readonly credentialsByType: Record<string, ICredentialDataDecryptedObject>;
-
-	private readonly credentialTypes: Record<string, ICredentialType>;
-
+/** The engine's credentials helper with the Booking Service credential type, loaded from source. */
+export class TestCredentialsHelper extends EngineCredentialsHelper {
 	constructor(
 		credentialsByType: Record<string, ICredentialDataDecryptedObject>,
 		credentialTypes: Record<string, ICredentialType> = DEFAULT_CREDENTIAL_TYPES,
 	) {
-		super();
-		this.credentialsByType = credentialsByType;
-		this.credentialTypes = credentialTypes;
-	}
-
-	getParentTypes(): string[] {
-		return [];
-	}
-
-	isCredentialUsableByNode(): boolean {
-		return true;
-	}
-
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		requestOptions: IHttpRequestOptions | IRequestOptionsSimplified,
-		workflow?: Workflow,
-		node?: INode,
-	): Promise<IHttpRequestOptions> {
-		const authenticate = this.credentialTypes[typeName]?.authenticate;
-		if (authenticate === undefined) return requestOptions as IHttpRequestOptions;
-		if (typeof authenticate === 'function') {
-			return await authenticate(credentials, requestOptions as IHttpRequestOptions);
-		}
-		return applyDeclarativeAuthenticate(authenticate.properties, requestOptions, (value) =>
-			resolveCredentialExpression(value, credentials, workflow, node),
-		);
-	}
-
-	async preAuthentication(
-		_helpers: IHttpRequestHelper,
-		_credentials: ICredentialDataDecryptedObject,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
-		return undefined;
-	}
-
-	async runPreAuthentication(): Promise<ICredentialDataDecryptedObject | undefined> {
-		return undefined;
-	}
-
-	async getCredentials(_details: INodeCredentialsDetails, type: string): Promise<ICredentials> {
-		throw new UnexpectedError(
-			`getCredentials(${type}) is not available in the engine harness; use getDecrypted`,
-		);
-	}
-
-	/** How many times a node read (in n8n: decrypted) a credential through this helper. */
-	decryptions = 0;
-
-	async getDecrypted(
-		_additionalData: IWorkflowExecuteAdditionalData,
-		_details: INodeCredentialsDetails,
-		type: string,
-	): Promise<ICredentialDataDecryptedObject> {
-		this.decryptions++;
-		const data = this.credentialsByType[type];
-		if (data === undefined)
-			throw new UnexpectedError(`The test gave no credential data of type "${type}"`);
-		// A copy: nodes and n8n may add fields (e.g. preAuthentication results) to what they get.
-		return { ...data };
-	}
-
-	async updateCredentials(): Promise<void> {}
-
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-
-	getCredentialsProperties(type: string): INodeProperties[] {
-		return this.credentialTypes[type]?.properties ?? [];
+		super(credentialsByType, credentialTypes);
 	}
 }
 
-/** Resolves one `=`-prefixed value of a declarative credential definition, as n8n does, with `$credentials`. */
-export function resolveCredentialExpression(
-	value: unknown,
-	credentials: ICredentialDataDecryptedObject,
-	workflow?: Workflow,
-	node?: INode,
-): unknown {
-	if (typeof value !== 'string' || !value.startsWith('=')) return value;
-	const expressionWorkflow =
-		workflow ??
-		new Workflow({ nodes: [], connections: {}, active: false, nodeTypes: createNodeTypes() });
-	const expressionNode =
-		node ??
-		({
-			name: 'Credential',
-			type: 'credential',
-			typeVersion: 1,
-			parameters: {},
-		} as unknown as INode);
-	return expressionWorkflow.expression.getSimpleParameterValue(
-		expressionNode,
-		value,
-		'internal',
-		{ $credentials: credentials },
-		undefined,
-		'',
-	);
-}
-
-export interface AdditionalDataOptions {
+export interface AdditionalDataOptions extends Omit<AdditionalDataParts, 'credentialsHelper'> {
 	credentials: Record<string, ICredentialDataDecryptedObject>;
-	hooks?: ExecutionLifecycleHooks;
-	executionId?: string;
-	/** Where n8n says its webhooks live; the trigger's create() sends `${webhookBaseUrl}/<id>/<path>`. */
-	webhookBaseUrl?: string;
-	webhookTestBaseUrl?: string;
 	credentialsHelper?: ICredentialsHelper;
-}
-
-function notInHarness(what: string) {
-	return async () => {
-		throw new UnexpectedError(`${what} is not available in the engine harness`);
-	};
 }
 
 /** Everything WorkflowExecute and the node contexts read from "additional data", for a test process. */
 export function createAdditionalData(
 	options: AdditionalDataOptions,
 ): IWorkflowExecuteAdditionalData {
-	return baseAdditionalData({
+	return additionalDataFrom({
+		...options,
 		credentialsHelper: options.credentialsHelper ?? new TestCredentialsHelper(options.credentials),
-		hooks: options.hooks,
-		executionId: options.executionId,
-		unavailable: notInHarness,
-		webhookBaseUrl: options.webhookBaseUrl,
-		webhookTestBaseUrl: options.webhookTestBaseUrl,
 	});
 }
 
@@ -315,36 +173,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	});
 
 	const executionId = options.executionId ?? randomUUID();
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
-		id: workflow.id,
-		name: workflow.name,
-		active: false,
-		isArchived: false,
-		nodes,
-		connections: workflow.connectionsBySourceNode,
-		settings,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as never);
-	const finished = new Promise<IRun>((resolve) => {
-		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
-	});
-
-	const additionalData = createAdditionalData({
-		credentials: options.credentials,
-		hooks,
+	const startItems = (options.startItems ?? [{}]).map((json) => ({ json: json as IDataObject }));
+	const run = await executeWorkflow(workflow, {
+		mode: 'manual',
+		credentialsHelper: new TestCredentialsHelper(options.credentials),
+		start: { node: startNode, items: startItems },
 		executionId,
 	});
-	const startItems = (options.startItems ?? [{}]).map((json) => ({ json: json as IDataObject }));
-	const runExecutionData = createRunExecutionData({
-		executionData: {
-			nodeExecutionStack: [{ node: startNode, data: { main: [startItems] }, source: null }],
-		},
-	});
-
-	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
-	await execution.processRunExecutionData(workflow);
-	const run = await finished;
 
 	const items: Record<string, INodeExecutionData[]> = {};
 	const outputs: Record<string, INodeExecutionData[][]> = {};

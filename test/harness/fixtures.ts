@@ -102,6 +102,43 @@ export function eventTypeId(sim: Simulator, slug: string): string {
 }
 
 /** The first free start times of an event type, asked straight from the simulator (not through the node). */
+/**
+ * Booking → Create's parameters: Jane Doe (jane@example.com, in Europe/Berlin) books the event type with id
+ * `eventType` (an id or an expression) at `start`; `overrides` replace any of them.
+ */
+export function createBookingParameters(
+	eventType: string,
+	start: string,
+	overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+	return {
+		resource: 'booking',
+		operation: 'create',
+		eventType: { __rl: true, mode: 'id', value: eventType },
+		start,
+		bookerName: 'Jane Doe',
+		bookerEmail: 'jane@example.com',
+		bookerTimeZone: 'Europe/Berlin',
+		...overrides,
+	};
+}
+
+/**
+ * An instant as `YYYY-MM-DD HH:mm` in a zone, read from Intl directly rather than the nodes' own time code: the form
+ * the booking list shows a start in.
+ */
+export function minuteInZone(instant: string, timeZone: string): string {
+	return new Intl.DateTimeFormat('sv-SE', {
+		timeZone,
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+		hour: '2-digit',
+		minute: '2-digit',
+		hourCycle: 'h23',
+	}).format(new Date(instant));
+}
+
 export async function freeSlots(
 	sim: Simulator,
 	slug: string,

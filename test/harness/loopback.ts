@@ -1,16 +1,16 @@
-// A test server on 127.0.0.1 (tests and benchmarks reach nothing else): listening on a free port, and closed at once.
+/** A test HTTP server's start and end on this machine only (127.0.0.1, a port the system picks). */
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Starts listening on a free loopback port; returns the origin, e.g. `http://127.0.0.1:41234`. */
+/** Listens on 127.0.0.1 at a free port; resolves with the server's origin, `http://127.0.0.1:<port>`. */
 export async function listenOnLoopback(server: Server): Promise<string> {
 	server.listen(0, '127.0.0.1');
 	await once(server, 'listening');
 	return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Closes the server and every connection still open on it. */
+/** Closes the server, ending its open connections first (close() alone waits for idle keep-alive ones). */
 export async function closeServer(server: Server): Promise<void> {
 	server.closeAllConnections();
 	await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -21,22 +21,21 @@ import './n8n-environment.ts';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { closeServer, listenOnLoopback } from './loopback.ts';
 import type {
 	IDataObject,
 	INode,
 	INodeExecutionData,
 	INodeType,
 	IWebhookData,
-	IWebhookDescription,
-	IWorkflowExecuteAdditionalData,
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { HookContext, WebhookContext } from 'n8n-core';
 import { Workflow } from 'n8n-workflow';
 import { BookingServiceTrigger } from '../../nodes/BookingServiceTrigger/BookingServiceTrigger.node.ts';
 import { createAdditionalData, createNodeTypes, TestCredentialsHelper } from './engine.ts';
+import type { LogLine } from './engine-webhooks.ts';
+import { recordLogs, runWebhookMethod, staticDataToSave, webhookDataOf, webhookRequestContext } from './engine-webhooks.ts';
+import { closeServer, listenOnLoopback } from './loopback.ts';
 
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-booking-service.bookingServiceTrigger';
 
@@ -81,11 +80,6 @@ export interface RecordedAnswer {
 }
 
 type UrlKind = 'production' | 'test';
-
-interface LogLine {
-	level: string;
-	message: string;
-}
 
 export class TriggerHarness {
 	readonly executions: RecordedExecution[] = [];
@@ -273,11 +267,11 @@ export class TriggerHarness {
 		return JSON.parse(this.#storedStaticData) as IDataObject;
 	}
 
-	/** n8n saves static data only when it changed (`__dataChanged`), then clears the flag. */
+	/** Stores static data when n8n would (it changed); says whether it did. */
 	#saveStaticData(workflow: Workflow): boolean {
-		if (workflow.staticData.__dataChanged !== true) return false;
-		this.#storedStaticData = JSON.stringify(workflow.staticData);
-		workflow.staticData.__dataChanged = false;
+		const saved = staticDataToSave(workflow);
+		if (saved === undefined) return false;
+		this.#storedStaticData = saved;
 		return true;
 	}
 
@@ -293,26 +287,8 @@ export class TriggerHarness {
 		});
 	}
 
-	#additionalData(): IWorkflowExecuteAdditionalData {
-		return createAdditionalData({
-			credentials: {},
-			credentialsHelper: this.#credentials,
-			webhookBaseUrl: `${this.origin}/webhook`,
-			webhookTestBaseUrl: `${this.origin}/webhook-test`,
-		});
-	}
-
 	#webhookData(workflow: Workflow, isTest: boolean): IWebhookData {
-		const webhookDescription = this.#nodeType.description.webhooks?.[0] as IWebhookDescription;
-		return {
-			httpMethod: 'POST',
-			node: this.#node.name,
-			path: `${this.#node.webhookId}/${webhookDescription.path}`,
-			webhookDescription,
-			workflowId: workflow.id,
-			workflowExecuteAdditionalData: this.#additionalData(),
-			isTest,
-		};
+		return webhookDataAt(this.origin, this.#credentials, this.#nodeType, workflow, this.#node, isTest);
 	}
 
 	async #runHook(
@@ -322,36 +298,21 @@ export class TriggerHarness {
 		mode: WorkflowExecuteMode,
 		activation: WorkflowActivateMode,
 	): Promise<boolean | undefined> {
-		const node = workflow.getNode(this.#node.name) as INode;
-		const context = new HookContext(
-			workflow,
-			node,
-			webhookData.workflowExecuteAdditionalData,
-			mode,
-			activation,
-			webhookData,
+		return await runWebhookMethod(this.#nodeType, method, workflow, webhookData, { mode, activation }, (context) =>
+			this.#instrument(context),
 		);
-		this.#instrument(context);
-		const hook = this.#nodeType.webhookMethods?.default?.[method];
-		if (hook === undefined) throw new Error(`the trigger has no ${method}`);
-		return (await hook.call(context)) as boolean | undefined;
 	}
 
 	/**
 	 * n8n-core hands every context the process-wide logger; recording what the node logs lets tests inspect it. The
 	 * instance id, when given, replaces n8n-core's (one per process) so that two harnesses can be two instances.
 	 */
-	#instrument(context: { logger: unknown }): void {
+	#instrument(context: object): void {
 		if (this.#instanceId !== undefined) {
 			const instanceId = this.#instanceId;
 			Object.defineProperty(context, 'getInstanceId', { value: () => instanceId });
 		}
-		const record = (level: string) => (message: string) => {
-			this.logs.push({ level, message });
-		};
-		Object.defineProperty(context, 'logger', {
-			value: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },
-		});
+		recordLogs(context, this.logs);
 	}
 
 	async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -370,27 +331,12 @@ export class TriggerHarness {
 		const workflow =
 			kind === 'production' ? this.#workflow(this.#loadStaticData()) : this.#testWorkflow(this.#testRegistration!);
 		if (kind === 'production') await this.beforeWebhook?.();
-		const node = workflow.getNode(this.#node.name) as INode;
 		const webhookData = this.#webhookData(workflow, kind === 'test');
-		const additionalData = webhookData.workflowExecuteAdditionalData;
-		let body: unknown = {};
-		try {
-			body = JSON.parse(rawBody.toString('utf8'));
-		} catch {
-			// n8n leaves the body empty when it cannot parse it; the node reads rawBody anyway.
-		}
-		additionalData.httpRequest = Object.assign(request, { rawBody, body, params: {}, query: {} }) as never;
-		additionalData.httpResponse = response as never;
-
-		const context = new WebhookContext(
-			workflow,
-			node,
-			additionalData,
-			kind === 'production' ? 'webhook' : 'manual',
-			webhookData,
-			[],
-			null,
-		);
+		const context = webhookRequestContext(workflow, webhookData, kind === 'production' ? 'webhook' : 'manual', {
+			request,
+			rawBody,
+			response,
+		});
 		this.#instrument(context);
 
 		let result;
@@ -434,6 +380,24 @@ export class TriggerHarness {
 		if (path === new URL(this.testUrl).pathname && this.#testRegistration !== undefined) return 'test';
 		return undefined;
 	}
+}
+
+/** The webhook n8n registers for a trigger node, with n8n's webhooks served at `origin` (a harness's own server). */
+export function webhookDataAt(
+	origin: string,
+	credentialsHelper: TestCredentialsHelper,
+	nodeType: INodeType,
+	workflow: Workflow,
+	node: Pick<INode, 'name' | 'webhookId'>,
+	isTest: boolean,
+): IWebhookData {
+	const additionalData = createAdditionalData({
+		credentials: {},
+		credentialsHelper,
+		webhookBaseUrl: `${origin}/webhook`,
+		webhookTestBaseUrl: `${origin}/webhook-test`,
+	});
+	return webhookDataOf(nodeType, workflow, node, additionalData, isTest);
 }
 
 export async function startTriggerHarness(options: TriggerHarnessOptions): Promise<TriggerHarness> {

@@ -11,7 +11,7 @@ interface Manifest {
 	homepage?: unknown;
 }
 
-const FIX = 'see README, "Verification and release"';
+const FIX = 'see CONTRIBUTING.md, "Releasing"';
 /** Domains RFC 2606 and RFC 6761 reserve, so no mailbox or site can ever live there. */
 const RESERVED = /(^|\.)(invalid|test|example|localhost)$|(^|\.)example\.(com|net|org)$/i;
 

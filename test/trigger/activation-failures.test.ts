@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTriggerHarness } from '../harness/trigger.ts';
-import { rotateKey } from './support.ts';
+import { rotateKey, subscriptionDeletes } from './support.ts';
 import { rotationSetup } from './rotation-support.ts';
 import { startTricklingProxy, TwoTriggerWorkflow } from './activation-support.ts';
 import type { TricklingProxy } from './activation-support.ts';
@@ -18,12 +18,7 @@ afterEach(async () => {
 	for (const close of closers.splice(0)) await close();
 });
 
-function deletesOf(): string[] {
-	return sim.control
-		.requests()
-		.filter((request) => request.method === 'DELETE' && request.route === '/webhooks/{id}')
-		.map((request) => request.path.split('/').pop()!);
-}
+const deletesOf = () => subscriptionDeletes(sim);
 
 async function twoTriggerWorkflow(): Promise<TwoTriggerWorkflow> {
 	const workflow = await new TwoTriggerWorkflow(

@@ -3,20 +3,22 @@
 //   1.123.81 do it in ActiveWorkflowManager.addWebhooks (dist/active-workflow-manager.js): per webhook node in order,
 //   checkExists then create; on a throw, clearWebhooks — a new Workflow over the static data *as stored in the
 //   database* (what the failed activation changed is not saved), delete for every webhook node, save — then rethrow.
-//   Deliveries reach each node's webhook() through n8n-core's WebhookContext, as in test/harness/trigger.ts.
+//   Deliveries reach each node's webhook() through n8n-core's WebhookContext, with the harness's pieces
+//   (test/harness/engine-webhooks.ts) that test/harness/trigger.ts uses too.
 // - startTricklingProxy: a loopback proxy in front of the simulator that can answer a request the way a slow service
 //   or a middlebox can: the status line and headers at once, then the body a byte at a time.
 import '../harness/n8n-environment.ts';
 
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { closeServer, listenOnLoopback } from '../harness/loopback.ts';
-import type { IDataObject, INode, IWebhookData, IWebhookDescription, WorkflowActivateMode, WorkflowExecuteMode } from 'n8n-workflow';
-import { HookContext, WebhookContext } from 'n8n-core';
+import type { IDataObject, INode, IWebhookData, WorkflowActivateMode, WorkflowExecuteMode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 import { BookingServiceTrigger } from '../../nodes/BookingServiceTrigger/BookingServiceTrigger.node.ts';
-import { createAdditionalData, createNodeTypes, TestCredentialsHelper } from '../harness/engine.ts';
-import { TRIGGER_NODE_TYPE } from '../harness/trigger.ts';
+import { createNodeTypes, TestCredentialsHelper } from '../harness/engine.ts';
+import type { LogLine } from '../harness/engine-webhooks.ts';
+import { recordLogs, runWebhookMethod, staticDataToSave, webhookRequestContext } from '../harness/engine-webhooks.ts';
+import { closeServer, listenOnLoopback } from '../harness/loopback.ts';
+import { TRIGGER_NODE_TYPE, webhookDataAt } from '../harness/trigger.ts';
 
 export interface TriggerNodeSpec {
 	name: string;
@@ -29,7 +31,7 @@ type HookName = 'checkExists' | 'create' | 'delete';
 
 export class TwoTriggerWorkflow {
 	readonly runs: Array<{ node: string; eventType: unknown; eventId: unknown }> = [];
-	readonly logs: Array<{ level: string; message: string }> = [];
+	readonly logs: LogLine[] = [];
 	/** Called before every hook n8n runs, e.g. to inject a fault at one node's request only. */
 	beforeHook: ((node: string, hook: HookName) => void) | undefined;
 	origin = '';
@@ -91,9 +93,7 @@ export class TwoTriggerWorkflow {
 	}
 
 	#save(workflow: Workflow): void {
-		if (workflow.staticData.__dataChanged !== true) return;
-		this.#stored = JSON.stringify(workflow.staticData);
-		workflow.staticData.__dataChanged = false;
+		this.#stored = staticDataToSave(workflow) ?? this.#stored;
 	}
 
 	#workflow(staticData: IDataObject): Workflow {
@@ -121,21 +121,7 @@ export class TwoTriggerWorkflow {
 	}
 
 	#webhookData(workflow: Workflow, spec: TriggerNodeSpec): IWebhookData {
-		const webhookDescription = this.#nodeType.description.webhooks?.[0] as IWebhookDescription;
-		return {
-			httpMethod: 'POST',
-			node: spec.name,
-			path: `${spec.webhookId}/${webhookDescription.path}`,
-			webhookDescription,
-			workflowId: workflow.id,
-			workflowExecuteAdditionalData: createAdditionalData({
-				credentials: {},
-				credentialsHelper: this.#credentials,
-				webhookBaseUrl: `${this.origin}/webhook`,
-				webhookTestBaseUrl: `${this.origin}/webhook-test`,
-			}),
-			isTest: false,
-		};
+		return webhookDataAt(this.origin, this.#credentials, this.#nodeType, workflow, spec, false);
 	}
 
 	async #hook(
@@ -147,23 +133,9 @@ export class TwoTriggerWorkflow {
 	): Promise<boolean | undefined> {
 		this.beforeHook?.(spec.name, method);
 		const webhookData = this.#webhookData(workflow, spec);
-		const context = new HookContext(
-			workflow,
-			workflow.getNode(spec.name) as INode,
-			webhookData.workflowExecuteAdditionalData,
-			mode,
-			activation,
-			webhookData,
+		return await runWebhookMethod(this.#nodeType, method, workflow, webhookData, { mode, activation }, (context) =>
+			recordLogs(context, this.logs),
 		);
-		this.#instrument(context);
-		return (await this.#nodeType.webhookMethods!.default![method]!.call(context)) as boolean | undefined;
-	}
-
-	#instrument(context: object): void {
-		const record = (level: string) => (message: string) => this.logs.push({ level, message });
-		Object.defineProperty(context, 'logger', {
-			value: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },
-		});
 	}
 
 	async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -178,17 +150,8 @@ export class TwoTriggerWorkflow {
 		}
 		const workflow = this.#workflow(JSON.parse(this.#stored) as IDataObject);
 		const webhookData = this.#webhookData(workflow, spec);
-		const additionalData = webhookData.workflowExecuteAdditionalData;
-		let body: unknown = {};
-		try {
-			body = JSON.parse(rawBody.toString('utf8'));
-		} catch {
-			// as n8n: the node reads rawBody
-		}
-		additionalData.httpRequest = Object.assign(request, { rawBody, body, params: {}, query: {} }) as never;
-		additionalData.httpResponse = response as never;
-		const context = new WebhookContext(workflow, workflow.getNode(spec.name) as INode, additionalData, 'webhook', webhookData, [], null);
-		this.#instrument(context);
+		const context = webhookRequestContext(workflow, webhookData, 'webhook', { request, rawBody, response });
+		recordLogs(context, this.logs);
 		const result = await this.#nodeType.webhook!.call(context);
 		if (result.noWebhookResponse === true) {
 			if (!response.writableEnded) response.end();

@@ -3,29 +3,14 @@
 // subscription — not even when both share an instance id (n8n derives it from the encryption key): a subscription for
 // another URL than the node's own is only ever forgotten and named in the log. Each harness has its own port, so its
 // own webhook URL; its instance id plays n8n's.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { TriggerHarness, TriggerHarnessOptions } from '../harness/trigger.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
+import { describe, expect, it } from 'vitest';
+import type { TriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
-import { bookIntroCalls } from './support.ts';
+import { bookIntroCalls, subscriptionDeletes } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
-const harnesses: TriggerHarness[] = [];
-
-afterEach(async () => {
-	for (const harness of harnesses.splice(0)) await harness.close();
-});
-
-async function instance(options: Partial<TriggerHarnessOptions>): Promise<TriggerHarness> {
-	const harness = await startTriggerHarness({
-		baseUrl: sim.baseUrl,
-		apiKey: sim.apiKeys.readWrite,
-		parameters: { events: ['*'], options: {} },
-		...options,
-	});
-	harnesses.push(harness);
-	return harness;
-}
+const { start: instance } = useTriggerHarnesses(sim);
 
 /** The second instance: the first one's workflow as exported (ids and static data), its own URL and instance id. */
 async function importedInto(instanceId: string, original: TriggerHarness): Promise<TriggerHarness> {
@@ -34,13 +19,6 @@ async function importedInto(instanceId: string, original: TriggerHarness): Promi
 		workflowId: original.workflowId,
 		copyOf: { savedStaticData: original.savedStaticData },
 	});
-}
-
-function deletes(): string[] {
-	return sim.control
-		.requests()
-		.filter((request) => request.method === 'DELETE' && request.route === '/webhooks/{id}')
-		.map((request) => request.path.split('/').pop()!);
 }
 
 describe('the same workflow on two n8n instances', () => {
@@ -52,7 +30,7 @@ describe('the same workflow on two n8n instances', () => {
 
 		expect(await second.activate()).toEqual({ created: true });
 
-		expect(deletes()).toEqual([]);
+		expect(subscriptionDeletes(sim)).toEqual([]);
 		expect(sim.control.webhooks().map((subscription) => subscription.url).sort()).toEqual(
 			[first.productionUrl, second.productionUrl].sort(),
 		);
@@ -81,7 +59,7 @@ describe('the same workflow on two n8n instances', () => {
 		await sim.control.drainDeliveries();
 		await second.deactivate();
 
-		expect(deletes()).toEqual([secondsOwn]);
+		expect(subscriptionDeletes(sim)).toEqual([secondsOwn]);
 		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([original.id]);
 		expect(second.logs.some((line) => line.level === 'warn' && line.message.includes(`${original.id} delivers to ${first.productionUrl}`))).toBe(true);
 		// One process plays both instances here, so they share the run memory: the event ran once between them.
@@ -99,7 +77,7 @@ describe('the same workflow on two n8n instances', () => {
 
 		expect(await after.activate('init')).toEqual({ created: true });
 
-		expect(deletes()).toEqual([]);
+		expect(subscriptionDeletes(sim)).toEqual([]);
 		expect(after.logs.some((line) => line.level === 'warn' && line.message.includes(old.id))).toBe(true);
 		expect(sim.control.webhooks().map((subscription) => subscription.url).sort()).toEqual([before.productionUrl, after.productionUrl].sort());
 		await bookIntroCalls(sim, 1);

@@ -13,7 +13,7 @@ import { startTriggerHarness } from '../harness/trigger.ts';
 import { openSecret } from '../../nodes/BookingServiceTrigger/signingSecret.ts';
 import { OPENED_SECRET_TTL_MS } from '../../nodes/BookingServiceTrigger/memory.ts';
 import type { FaultSpec } from '../simulator/traffic.ts';
-import { api, bookIntroCalls, rotateKey, signFromScratch } from './support.ts';
+import { api, bookIntroCalls, rotateKey, signFromScratch, subscriptionDeletes } from './support.ts';
 import { rotationSetup, runKinds } from './rotation-support.ts';
 
 const { sim, harnesses, advance, activeTrigger, bookLatest } = rotationSetup();
@@ -27,12 +27,7 @@ function runsPerBooking(harness: TriggerHarness): Record<string, number> {
 	return runs;
 }
 
-function deletesOf(): string[] {
-	return sim.control
-		.requests()
-		.filter((request) => request.method === 'DELETE' && request.route === '/webhooks/{id}')
-		.map((request) => request.path.split('/').pop()!);
-}
+const deletesOf = () => subscriptionDeletes(sim);
 
 describe('an API key rotated on an active workflow', () => {
 	it('before the next activation: every event runs once, checked against the service, and nothing is refused', async () => {

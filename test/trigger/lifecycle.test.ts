@@ -1,25 +1,19 @@
 // The trigger's whole life against the simulator, through n8n-core's hook and webhook contexts
 // (test/harness/trigger.ts): activation, real signed deliveries (duplicated and out of order), deactivation, and every way a subscription can be
 // replaced or already gone. Nothing here waits on time: deliveries are awaited with the simulator's drain.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
 import { api, bookIntroCalls, laterFreeStart } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 let trigger: TriggerHarness;
 
-beforeEach(async () => {
-	trigger = await startTriggerHarness({
-		baseUrl: sim.baseUrl,
-		apiKey: sim.apiKeys.readWrite,
-		parameters: { events: ['booking.created', 'booking.rescheduled', 'booking.cancelled'], options: {} },
-	});
-});
+const harnesses = useTriggerHarnesses(sim);
 
-afterEach(async () => {
-	await trigger.close();
+beforeEach(async () => {
+	trigger = await harnesses.start({ parameters: { events: ['booking.created', 'booking.rescheduled', 'booking.cancelled'], options: {} } });
 });
 
 function eventIdsOf(harness: TriggerHarness, mode: 'production' | 'test' = 'production'): string[] {

@@ -4,40 +4,25 @@
 // recognisable subscription; a slow or rate-limiting service cannot hold activation or deactivation for minutes; a
 // flood of unauthenticated requests does not make n8n read the credential each time; the Event Type filter.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TriggerHarness } from '../harness/trigger.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
+import type { TriggerHarness, TriggerHarnessOptions } from '../harness/trigger.ts';
 import { startTestSimulator, useTestSimulator } from '../harness/fixtures.ts';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
-import { bookIntroCalls, signFromScratch, syntheticEvent } from './support.ts';
+import { bookIntroCalls, signFromScratch, subscriptionDeletes as deletesOf, syntheticEvent } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 const PARAMETERS = { events: ['booking.created'], options: {} };
-const harnesses: TriggerHarness[] = [];
 const otherSimulators: Simulator[] = [];
+const harnesses = useTriggerHarnesses(sim);
 
-async function trigger(options: Partial<Parameters<typeof startTriggerHarness>[0]> = {}): Promise<TriggerHarness> {
-	const harness = await startTriggerHarness({
-		baseUrl: sim.baseUrl,
-		apiKey: sim.apiKeys.readWrite,
-		parameters: PARAMETERS,
-		...options,
-	});
-	harnesses.push(harness);
-	return harness;
+async function trigger(options: Partial<TriggerHarnessOptions> = {}): Promise<TriggerHarness> {
+	return await harnesses.start({ parameters: PARAMETERS, ...options });
 }
 
 afterEach(async () => {
-	for (const harness of harnesses.splice(0)) await harness.close();
 	for (const other of otherSimulators.splice(0)) await other.close();
 });
-
-function deletesOf(simulator: Simulator): string[] {
-	return simulator.control
-		.requests()
-		.filter((request) => request.method === 'DELETE' && request.route === '/webhooks/{id}')
-		.map((request) => request.path.split('/').pop()!);
-}
 
 function warnings(harness: TriggerHarness): string[] {
 	return harness.logs.filter((line) => line.level === 'warn').map((line) => line.message);

@@ -3,13 +3,13 @@
 // when Date moves), triggers made through the engine harness, and the service's own retries played from its secret.
 import { afterEach, beforeEach, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
 import { api, rotateKey, signFromScratch } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 export function rotationSetup() {
 	const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
-	const harnesses: TriggerHarness[] = [];
+	const { start, harnesses } = useTriggerHarnesses(sim);
 	let nextBase = Date.now() + 60_000;
 	let now = 0;
 	const setNow = (ms: number): void => {
@@ -23,19 +23,15 @@ export function rotationSetup() {
 		setNow(nextBase);
 		nextBase += 10 * 24 * 3_600_000;
 	});
-	afterEach(async () => {
-		for (const harness of harnesses.splice(0)) await harness.close();
+	afterEach(() => {
 		vi.useRealTimers();
 	});
 
 	async function activeTrigger(options: { instanceId?: string; events?: string[] } = {}): Promise<TriggerHarness> {
-		const harness = await startTriggerHarness({
-			baseUrl: sim.baseUrl,
-			apiKey: sim.apiKeys.readWrite,
+		const harness = await start({
 			parameters: { events: options.events ?? ['*'], options: {} },
 			...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
 		});
-		harnesses.push(harness);
 		await harness.activate();
 		return harness;
 	}

@@ -3,25 +3,19 @@
 // holding an older copy at that moment. So the trigger's webhook() must never change static data: whatever it wrote
 // would put the old subscription record back. These tests hold the harness to n8n's save rule (save when
 // `__dataChanged`), the one 1.x and 2.x share; the queue-mode e2e suite races the same thing in real n8n.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
 import { bookIntroCalls, signFromScratch, syntheticEvent } from './support.ts';
+import { useTriggerHarnesses } from './harnesses.ts';
 
 const sim = useTestSimulator({ allowInsecureWebhookTargets: true }, { clock: 'real' });
 let trigger: TriggerHarness;
 
-beforeEach(async () => {
-	trigger = await startTriggerHarness({
-		baseUrl: sim.baseUrl,
-		apiKey: sim.apiKeys.readWrite,
-		parameters: { events: ['booking.created'], options: {} },
-	});
-});
+const harnesses = useTriggerHarnesses(sim);
 
-afterEach(async () => {
-	await trigger.close();
+beforeEach(async () => {
+	trigger = await harnesses.start({ parameters: { events: ['booking.created'], options: {} } });
 });
 
 describe("the trigger's webhook() and static data", () => {

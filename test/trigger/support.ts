@@ -1,26 +1,19 @@
-// Small steps the trigger tests share: making real booking events happen on the simulator through its public API,
-// and signing deliveries from scratch the way the contract describes (independently of the node's own code).
+// Small steps the trigger tests share (and the queue-mode suite, so nothing here loads n8n): making real booking events
+// happen on the simulator through its public API, reading what it was asked, and signing deliveries from scratch the
+// way the contract describes (independently of the node's own code). Harnesses per test: harnesses.ts.
 import { createHmac } from 'node:crypto';
+import { service as api } from '../harness/service.ts';
 import type { Simulator } from '../simulator/index.ts';
 
-export async function api<T>(
-	sim: Simulator,
-	method: string,
-	path: string,
-	body?: unknown,
-	apiKey = sim.apiKeys.readWrite,
-): Promise<T> {
-	const response = await fetch(`${sim.baseUrl}${path}`, {
-		method,
-		headers: {
-			Authorization: `Bearer ${apiKey}`,
-			...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
-	return (text === '' ? undefined : JSON.parse(text)) as T;
+/** The simulator's API called directly, as the service's own app would (see test/harness/service.ts). */
+export { api };
+
+/** The ids of the subscriptions the simulator was asked to delete (DELETE /webhooks/{id}), in order. */
+export function subscriptionDeletes(simulator: Simulator): string[] {
+	return simulator.control
+		.requests()
+		.filter((request) => request.method === 'DELETE' && request.route === '/webhooks/{id}')
+		.map((request) => request.path.split('/').pop()!);
 }
 
 /** Free start times of the free "intro-call" event type over the next two weeks. */
