@@ -15,7 +15,7 @@ import { spawnN8nProcess } from '../n8n/process.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../n8n/round-robin-proxy.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE } from './n8n.ts';
-import { simulatorCredential, triggerItemOf, triggerWorkflow } from './workflows.ts';
+import { publishedTriggerWorkflow, triggerItemOf } from './workflows.ts';
 import { introCallSlots, service } from './service.ts';
 
 const EXECUTIONS_LIMIT_MS = 30_000;
@@ -51,10 +51,7 @@ beforeAll(async () => {
 	folders.first = mkdtempSync(join(tmpdir(), 'n8n-first-'));
 	folders.second = mkdtempSync(join(tmpdir(), 'n8n-second-'));
 	first = await startFirst();
-	credential = await simulatorCredential(first, simulator, 'Booking Service (instances test)');
-	const { id } = await first.createWorkflow(triggerWorkflow('instances e2e', credential));
-	workflowId = id;
-	await first.activate(workflowId);
+	({ credential, workflowId } = await publishedTriggerWorkflow(first, simulator, 'instances e2e'));
 }, 180_000);
 
 afterAll(async () => {

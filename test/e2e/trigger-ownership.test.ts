@@ -9,7 +9,7 @@ import type { WorkflowInput, WorkflowNode } from '../n8n/client.ts';
 import { N8N_HARNESS } from '../n8n/install.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE, n8n } from './n8n.ts';
-import { simulatorCredential, TRIGGER, triggerItemOf, triggerWorkflow } from './workflows.ts';
+import { removeFromN8n, simulatorCredential, TRIGGER, triggerItemOf, triggerWorkflow } from './workflows.ts';
 import { service } from './service.ts';
 
 const client = n8n();
@@ -28,9 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	for (const id of published) await client.deactivate(id).catch(() => undefined);
-	for (const id of workflowIds) await client.deleteWorkflow(id).catch(() => undefined);
-	if (credential) await client.api('DELETE', `/credentials/${credential.id}`);
+	await removeFromN8n(client, { published, workflowIds, credential });
 	await simulator?.close();
 	await otherAccount?.close();
 });

@@ -13,7 +13,7 @@ import { N8N_HARNESS, N8N_VERSION, REPO_ROOT } from '../n8n/install.ts';
 import { startN8n, type N8nInstance } from '../n8n/instance.ts';
 import { startSimulator, type Booking, type Simulator } from '../simulator/index.ts';
 import { CREDENTIAL_TYPE } from './n8n.ts';
-import { simulatorCredential, triggerItemOf, triggerWorkflow } from './workflows.ts';
+import { publishedTriggerWorkflow, triggerItemOf } from './workflows.ts';
 import { introCallSlots, service } from './service.ts';
 
 const EXECUTIONS_LIMIT_MS = 30_000;
@@ -38,10 +38,7 @@ beforeAll(async () => {
 	simulator = await startSimulator({ allowInsecureWebhookTargets: true });
 	userFolder = mkdtempSync(join(tmpdir(), 'n8n-rotation-'));
 	n8n = await start();
-	credential = await simulatorCredential(n8n, simulator, 'Booking Service (rotation test)');
-	const { id } = await n8n.createWorkflow(triggerWorkflow('rotation e2e', credential));
-	workflowId = id;
-	await n8n.activate(workflowId);
+	({ credential, workflowId } = await publishedTriggerWorkflow(n8n, simulator, 'rotation e2e'));
 }, 180_000);
 
 afterAll(async () => {

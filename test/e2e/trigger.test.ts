@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Execution } from '../n8n/client.ts';
 import { startSimulator, type Booking, type Simulator, type WebhookEvent } from '../simulator/index.ts';
 import { n8n } from './n8n.ts';
-import { simulatorCredential, TRIGGER, triggerWorkflow, webhookIdOf } from './workflows.ts';
+import { removeFromN8n, simulatorCredential, TRIGGER, triggerWorkflow, webhookIdOf } from './workflows.ts';
 import { service } from './service.ts';
 
 const client = n8n();
@@ -71,10 +71,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	// Unpublish first: that deletes subscriptions on the simulator, which must still be running.
-	for (const id of published) await client.deactivate(id).catch(() => undefined);
-	for (const id of workflowIds) await client.deleteWorkflow(id).catch(() => undefined);
-	if (credential) await client.api('DELETE', `/credentials/${credential.id}`);
+	await removeFromN8n(client, { published, workflowIds, credential });
 	await simulator?.close();
 	diagnosticsChannel.unsubscribe('undici:request:create', onRequestCreate);
 	diagnosticsChannel.unsubscribe('undici:request:bodyChunkSent', onBodyChunkSent);

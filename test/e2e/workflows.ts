@@ -60,3 +60,25 @@ export async function simulatorCredential(
 ): Promise<{ id: string; name: string }> {
 	return await client.createCredential({ name, type: CREDENTIAL_TYPE, data: { apiKey, baseUrl: simulator.baseUrl } });
 }
+
+/** A credential for the simulator and a published `<trigger> → No Operation` workflow using it. */
+export async function publishedTriggerWorkflow(
+	client: Pick<N8nClient, 'createCredential' | 'createWorkflow' | 'activate'>,
+	simulator: Simulator,
+	name: string,
+): Promise<{ credential: { id: string; name: string }; workflowId: string }> {
+	const credential = await simulatorCredential(client, simulator, `Booking Service (${name})`);
+	const { id } = await client.createWorkflow(triggerWorkflow(name, credential));
+	await client.activate(id);
+	return { credential, workflowId: id };
+}
+
+/** What a test file made in n8n, unpublished first (that deletes subscriptions at the simulator, still running). */
+export async function removeFromN8n(
+	client: Pick<N8nClient, 'deactivate' | 'deleteWorkflow' | 'api'>,
+	made: { published: Iterable<string>; workflowIds: Iterable<string>; credential?: { id: string } },
+): Promise<void> {
+	for (const id of made.published) await client.deactivate(id).catch(() => undefined);
+	for (const id of made.workflowIds) await client.deleteWorkflow(id).catch(() => undefined);
+	if (made.credential) await client.api('DELETE', `/credentials/${made.credential.id}`);
+}
