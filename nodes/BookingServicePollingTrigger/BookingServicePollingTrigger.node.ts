@@ -23,7 +23,14 @@ import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
 import { startingState } from './activation';
 import type { BookingEvent } from './changes';
 import { pollExclusively } from './pollLock';
-import { readPollState, writePollState } from './pollState';
+import {
+	dropStartState,
+	isOwnPollState,
+	readPollState,
+	readStartState,
+	writePollState,
+	writeStartState,
+} from './pollState';
 import { rememberEvents } from './recentEvents';
 import { sampleEvent } from './sample';
 import { PAGE_SIZE, scanChanges } from './scan';
@@ -134,10 +141,16 @@ export class BookingServicePollingTrigger implements INodeType {
 
 		const items = await pollExclusively(trigger, async () => {
 			const nodeData = this.getWorkflowStaticData('node');
+			const workflowData = this.getWorkflowStaticData('global');
 			let state = readPollState(nodeData, owner);
+			if (state !== undefined) dropStartState(workflowData, owner);
+			// No position of its own yet: the one taken at activation (durable scheduler), or a new one from now. A
+			// position of its own that cannot be read (edited by hand) starts from now, never from an old activation.
+			else if (!isOwnPollState(nodeData, owner)) state = readStartState(workflowData, owner);
 			if (state === undefined) {
 				const startFrom = options.startFrom === null || options.startFrom === '' ? undefined : options.startFrom;
 				state = await startingState(this, startFrom);
+				writeStartState(workflowData, owner, state);
 				if (startFrom === undefined) {
 					// Nothing to report yet: the trigger starts watching from here.
 					writePollState(nodeData, owner, state);

@@ -165,10 +165,7 @@ describe('R9. hand-edited or corrupted static data', () => {
 
 	/** The same workflow and node, restarted from edited static data. */
 	function restartedFrom(original: PollHarness, saved: unknown): PollHarness {
-		const copy = poller(ALL_EVENTS, JSON.stringify(saved));
-		(copy as unknown as { workflowId: string }).workflowId = original.workflowId;
-		copy.restart();
-		return copy;
+		return poller(ALL_EVENTS, JSON.stringify(saved), { workflowId: original.workflowId });
 	}
 
 	const pollOf = (saved: Record<string, Record<string, Record<string, unknown>>>) =>

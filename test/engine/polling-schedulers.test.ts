@@ -1,0 +1,94 @@
+/**
+ * Where the polling trigger starts, on both of n8n 2.41's poll schedulers (test/harness/poller.ts says how each is
+ * modelled): n8n's in-memory poller polls at activation, while the durable scheduler's first scheduled poll comes
+ * at the schedule's next occurrence — a minute, an hour or a day later, or after a restart — and n8n commits the
+ * activation poll's cursor only if it emitted. No change made after activation may be taken for history.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { freeSlots, useTestSimulator } from '../harness/fixtures.ts';
+import { ALL_EVENTS, kindsOf, pollingFixtures } from '../harness/polling-fixtures.ts';
+import type { PollScheduler } from '../harness/poller.ts';
+
+const sim = useTestSimulator();
+const { poller, later, book } = pollingFixtures(sim);
+
+describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler: no change made after activation is history', (scheduler) => {
+	const activated = async () => {
+		const trigger = poller(ALL_EVENTS, undefined, { scheduler });
+		expect(await trigger.poll()).toEqual([]); // the poll n8n runs at activation: nothing of the history
+		return trigger;
+	};
+
+	it('the first scheduled poll, an hour after activation, reports every change made since, once', async () => {
+		await later();
+		const before = await book(sim, 'intro-call', 5);
+		const trigger = await activated();
+		await later(5);
+		const made = await book(sim);
+		await later(20);
+		sim.control.cancel(before.id, { by: 'host' });
+		await later(3_600);
+		expect(kindsOf(await trigger.poll())).toEqual([
+			['booking.created', made.id],
+			['booking.cancelled', before.id],
+		]);
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	it('n8n restarts before the first scheduled poll: the changes made since activation are reported', async () => {
+		const trigger = await activated();
+		await later();
+		const made = await book(sim);
+		trigger.restart();
+		await later(600);
+		const second = await book(sim, 'intro-call', 1);
+		expect(kindsOf(await trigger.poll())).toEqual([
+			['booking.created', made.id],
+			['booking.created', second.id],
+		]);
+	});
+
+	it('the first scheduled polls fail (HTTP 500, no answer): the one that succeeds reports what changed since activation', async () => {
+		const trigger = await activated();
+		await later();
+		const made = await book(sim);
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'status', status: 500 });
+		await expect(trigger.poll()).rejects.toThrow(/500/);
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'drop' });
+		await expect(trigger.poll()).rejects.toThrow(/Could not reach/);
+		await later(3_600);
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', made.id]]);
+	});
+
+	it('what the trigger knew at activation still counts: paid is created, moved is rescheduled with previous', async () => {
+		await later();
+		const paid = await book(sim, 'career-coaching');
+		const upcoming = await book(sim, 'intro-call', 2);
+		await later(3_600);
+		const trigger = await activated();
+		await later();
+		sim.control.payment(paid.id, { outcome: 'succeeded' });
+		const [slot] = (await freeSlots(sim, 'intro-call')).slice(-1);
+		sim.control.reschedule(upcoming.id, { start: slot, by: 'booker' });
+		await later(3_600);
+		const items = await trigger.poll();
+		expect(kindsOf(items)).toEqual([
+			['booking.created', paid.id],
+			['booking.rescheduled', upcoming.id],
+		]);
+		expect(items[1].json.previous).toEqual({ start: upcoming.start, end: upcoming.end });
+	});
+
+	it('deactivated before its first scheduled poll and published again: what changed since the first activation is reported', async () => {
+		const first = await activated();
+		await later();
+		const whileActive = await book(sim);
+		await later(600);
+		const again = poller(ALL_EVENTS, first.savedStaticData, { scheduler, workflowId: first.workflowId });
+		expect(kindsOf(await again.poll())).toEqual([['booking.created', whileActive.id]]);
+		await later();
+		const made = await book(sim, 'intro-call', 1);
+		expect(kindsOf(await again.poll())).toEqual([['booking.created', made.id]]);
+	});
+});
