@@ -20,8 +20,9 @@ import {
 import { fetchListPage } from '../shared/paging';
 import type { Page } from '../shared/paging';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
-import { startingState } from './activation';
+import { listInFlight, startingState } from './activation';
 import type { BookingEvent } from './changes';
+import { rememberInFlight, updatedSinceFor } from './changes';
 import { pollExclusively } from './pollLock';
 import {
 	dropStartState,
@@ -159,6 +160,7 @@ export class BookingServicePollingTrigger implements INodeType {
 			}
 
 			// A poll that fails before any progress throws and moves nothing: the next one asks from the same position.
+			state = rememberInFlight(state, await listInFlight(this, state.scan?.from ?? updatedSinceFor(state)));
 			const readPage = async (updatedSince: string | null, cursor: string | undefined) =>
 				(await fetchListPage.call(this, {
 					path: '/bookings',

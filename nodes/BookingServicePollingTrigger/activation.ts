@@ -21,6 +21,18 @@ export async function listBookings(context: IPollFunctions, qs: IDataObject, lim
 
 const newestChange = async (context: IPollFunctions) => (await listBookings(context, { sort: '-updatedAt' }, 1))[0];
 
+/**
+ * Held and awaiting-payment bookings changed since `updatedSince` (null: all): the listing leaves them out, so each
+ * poll asks for them, and a payment is told as a creation however many other bookings change before it.
+ */
+export async function listInFlight(context: IPollFunctions, updatedSince: string | null): Promise<Booking[]> {
+	const since = updatedSince === null ? {} : { updatedSince };
+	const inFlight: Booking[] = [];
+	// One after the other: a failure leaves no request of this poll still running.
+	for (const status of IN_FLIGHT_STATUSES) inFlight.push(...(await listBookings(context, { status, ...since }, MAX_IN_FLIGHT)));
+	return inFlight;
+}
+
 /** Upcoming and in-flight bookings are read *before* the position is taken, so a change meanwhile is reported. */
 export async function startingState(context: IPollFunctions, startFrom: unknown): Promise<PollState> {
 	let startFromIso: string | undefined;
@@ -39,9 +51,7 @@ export async function startingState(context: IPollFunctions, startFrom: unknown)
 		{ sort: 'start', startFrom: new Date(serviceNowMs - CLOCK_MARGIN_MS).toISOString() },
 		MAX_UPCOMING,
 	);
-	const inFlight = (
-		await Promise.all(IN_FLIGHT_STATUSES.map(async (status) => await listBookings(context, { status }, MAX_IN_FLIGHT)))
-	).flat();
+	const inFlight = await listInFlight(context, null);
 
 	let state: PollState;
 	let recentlyChanged: Booking[] = [];

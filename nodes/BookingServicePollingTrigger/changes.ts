@@ -108,6 +108,16 @@ export function pollEventId(booking: ListedBooking, type: PolledEvent): string {
 	return `evt_poll_${digest.slice(0, 24)}`;
 }
 
+/** Bookings held or awaiting payment, listed apart: remembered (their payment will be a creation), never reported. */
+export function rememberInFlight(state: PollState, bookings: ListedBooking[]): PollState {
+	const known = { ...state.known };
+	for (const booking of bookings) {
+		const previous = decodeState(known[booking.id]);
+		if (previous === undefined || !isSameState(previous, booking)) remember(known, booking);
+	}
+	return { ...state, known };
+}
+
 /** Every change updates the state, whether or not its event is emitted (the caller filters). */
 export function detectChanges<B extends ListedBooking>(
 	state: PollState,

@@ -74,6 +74,7 @@ function readScan(value: unknown): Scan | undefined {
 		isTime(scan.from) &&
 		isTime(scan.top) &&
 		isTime(scan.floor) &&
+		isTime(scan.forgotten ?? null) &&
 		typeof scan.discovering === 'boolean' &&
 		Array.isArray(scan.marks) &&
 		scan.marks.length > 0 &&

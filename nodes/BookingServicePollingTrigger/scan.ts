@@ -27,6 +27,11 @@ export interface Scan {
 	floor: string | null;
 	/** The bookings listed first in the chunk reported last: a run of changes stamped alike is not read twice. */
 	edge: string[];
+	/**
+	 * The newest creation time let go during this scan. It counts only once the scan is done: a booking made and paid
+	 * while n8n was down is first seen late in the scan, and bookings made after it may be let go before.
+	 */
+	forgotten?: string | null;
 }
 
 export type PageReader<B> = (from: string | null, cursor: string | undefined) => Promise<Page<B>>;
@@ -73,7 +78,8 @@ export async function scanChanges<B extends ListedBooking>(
 
 	const report = (items: B[]) => {
 		const detected = detectChanges(state, items);
-		state = detected.state;
+		scan.forgotten = latest(scan.forgotten, detected.state.forgotten);
+		state = { ...detected.state, forgotten: state.forgotten ?? null };
 		events.push(...detected.events);
 		const newestInChunk = newest(items);
 		if (newestInChunk !== undefined) {
@@ -174,7 +180,13 @@ function withScan(state: PollState, scan: Scan): PollState {
 	const next = { ...state };
 	delete next.scan;
 	if (scan.discovering || scan.marks.length > 0) next.scan = scan;
+	else next.forgotten = latest(state.forgotten, scan.forgotten);
 	return next;
+}
+
+function latest(a: string | null | undefined, b: string | null | undefined): string | null {
+	if (!b) return a ?? null;
+	return !a || time(b) > time(a) ? b : a;
 }
 
 function newest(items: ListedBooking[]): string | undefined {

@@ -234,7 +234,7 @@ describe('holds (regression tests for attacks that did not break the trigger)', 
 		const { ids } = sim.control.generateBookings({ count: 7_000 });
 		const all = [...(await trigger.poll())];
 		expect(all).toHaveLength(5_000);
-		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'rate_limit', retryAfterSeconds: 3_600 });
+		sim.control.addFault({ method: 'GET', path: '/bookings', query: { cursor: '*' }, count: 1, kind: 'rate_limit', retryAfterSeconds: 3_600 });
 		await expect(trigger.poll()).rejects.toThrow();
 		for (let poll = 0; poll < 3; poll++) all.push(...(await trigger.poll()));
 		expect(all).toHaveLength(7_000);
@@ -251,7 +251,7 @@ describe('holds (regression tests for attacks that did not break the trigger)', 
 			await later(1);
 		}
 		const all = [...(await trigger.poll())]; // discovery only: 200 pages
-		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'status', status: 400, code: 'validation_failed' });
+		sim.control.addFault({ method: 'GET', path: '/bookings', query: { cursor: '*' }, count: 1, kind: 'status', status: 400, code: 'validation_failed' });
 		for (let poll = 0; poll < 10 && all.length < ids.length; poll++) all.push(...(await trigger.poll()));
 		expect(all).toHaveLength(21_000);
 		expect(new Set(all.map(bookingId))).toEqual(new Set(ids));

@@ -153,7 +153,7 @@ describe('3–4. a backlog beyond the rate budget and beyond one execution', () 
 		const { ids } = sim.control.generateBookings({ count: 7_000 });
 		const first = await trigger.poll();
 		expect(first).toHaveLength(5_000);
-		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'status', status: 400, code: 'validation_failed' });
+		sim.control.addFault({ method: 'GET', path: '/bookings', query: { cursor: '*' }, count: 1, kind: 'status', status: 400, code: 'validation_failed' });
 		const rest: INodeExecutionData[] = [];
 		for (let poll = 0; poll < 4; poll++) rest.push(...(await trigger.poll()));
 		const all = [...first, ...rest];
@@ -181,6 +181,39 @@ describe('5–6. what the trigger knows from activation on', () => {
 		await later();
 		sim.control.payment(paid.id, { outcome: 'succeeded' });
 		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', paid.id]]);
+	}, 60_000);
+
+	it('a booking that goes into awaiting payment after activation is created when paid, after 2,500 newer bookings were let go', async () => {
+		const trigger = poller();
+		await trigger.poll(); // activation
+		await later();
+		const paid = await book(sim, 'career-coaching'); // left out of the listing while it awaits payment
+		expect(paid.status).toBe('awaiting_payment');
+		expect(await trigger.poll()).toEqual([]);
+		await later();
+		expect(await (sim.control.generateBookings({ count: 2_500 }), trigger.poll())).toHaveLength(2_500);
+		await later(600); // the 2,500 (made after the paid booking) leave the overlap and are let go
+		await book(sim);
+		await trigger.poll();
+		await later();
+		sim.control.payment(paid.id, { outcome: 'succeeded' });
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', paid.id]]);
+	}, 60_000);
+
+	it('a booking made and paid while n8n was down is created, though 1,500 newer ones are let go in the same backlog first', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const paid = await book(sim, 'career-coaching'); // never in flight while a poll runs
+		await later();
+		sim.control.generateBookings({ count: 2_500 });
+		await later(600);
+		sim.control.generateBookings({ count: 1_000 }); // these move the position on: the 2,500 leave the overlap
+		await later(600);
+		sim.control.payment(paid.id, { outcome: 'succeeded' });
+		const items = await trigger.poll(); // one poll, four chunks, oldest first
+		expect(items).toHaveLength(3_501);
+		expect(kindsOf(items.slice(-1))).toEqual([['booking.created', paid.id]]);
 	}, 60_000);
 
 	it('a reschedule of an upcoming booking made long before activation is a reschedule, with its previous times', async () => {
