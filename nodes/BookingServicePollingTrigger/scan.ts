@@ -1,6 +1,8 @@
 // One poll's bounded, resumable reading of `GET /bookings?updatedSince=…&sort=-updatedAt`, oldest change first. The
 // service lists newest first, so a large backlog is discovered to its last page keeping only chunk cursors, then
 // reported chunk by chunk; `floor` and `edge` mark what was reported, so nothing is reported twice.
+import { createHash } from 'crypto';
+
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
 import { detectChanges, updatedSinceFor } from './changes';
@@ -25,7 +27,11 @@ export interface Scan {
 	discovering: boolean;
 	/** The newest updatedAt among the chunks already reported; null before the first. */
 	floor: string | null;
-	/** The bookings listed first in the chunk reported last: a run of changes stamped alike is not read twice. */
+	/**
+	 * The changes listed first in the chunk reported last (each booking's state, hashed): a run of changes stamped
+	 * alike is not read twice. By state, not id: one of them changed since and stamped into the chunk being read is a
+	 * change to report, not the end of the chunk.
+	 */
 	edge: string[];
 	/**
 	 * The newest creation time let go during this scan. It counts only once the scan is done: a booking made and paid
@@ -84,7 +90,7 @@ export async function scanChanges<B extends ListedBooking>(
 		const newestInChunk = newest(items);
 		if (newestInChunk !== undefined) {
 			scan.floor = newestInChunk;
-			scan.edge = items.slice(0, PAGE_SIZE).map((booking) => booking.id);
+			scan.edge = items.slice(0, PAGE_SIZE).map(stateKey);
 		}
 		scan.marks.pop();
 		progressed = true;
@@ -116,7 +122,7 @@ export async function scanChanges<B extends ListedBooking>(
 			for (const booking of page.items) {
 				const updatedMs = time(booking.updatedAt);
 				// Below the floor, or at the chunk reported last: the rest was reported.
-				if (updatedMs < floorMs || edge.has(booking.id)) {
+				if (updatedMs < floorMs || edge.has(stateKey(booking))) {
 					belowFloor = true;
 					break;
 				}
@@ -187,6 +193,14 @@ function withScan(state: PollState, scan: Scan): PollState {
 function latest(a: string | null | undefined, b: string | null | undefined): string | null {
 	if (!b) return a ?? null;
 	return !a || time(b) > time(a) ? b : a;
+}
+
+/** A booking's listed state in 11 characters (66 bits of SHA-256). */
+function stateKey(booking: ListedBooking): string {
+	return createHash('sha256')
+		.update([booking.id, booking.updatedAt, booking.status, booking.start, booking.end].join('|'))
+		.digest('base64url')
+		.slice(0, 11);
 }
 
 function newest(items: ListedBooking[]): string | undefined {
