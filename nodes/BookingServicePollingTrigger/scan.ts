@@ -42,6 +42,13 @@ export interface Scan {
 
 export type PageReader<B> = (from: string | null, cursor: string | undefined) => Promise<Page<B>>;
 
+/** Thrown by a page reader when the poll has no time left for another page: the scan stops and keeps its progress. */
+export class PollBudgetSpent extends Error {
+	constructor() {
+		super("The poll's time budget is spent");
+	}
+}
+
 export interface ScanLimits {
 	chunkPages: number;
 	maxChanges: number;

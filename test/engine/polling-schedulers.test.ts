@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { freeSlots, useTestSimulator } from '../harness/fixtures.ts';
-import { ALL_EVENTS, kindsOf, pollingFixtures } from '../harness/polling-fixtures.ts';
+import { ALL_EVENTS, bookingId, kindsOf, pollingFixtures } from '../harness/polling-fixtures.ts';
 import type { PollScheduler } from '../harness/poller.ts';
 
 const sim = useTestSimulator();
@@ -90,5 +90,49 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler: no change mad
 		await later();
 		const made = await book(sim, 'intro-call', 1);
 		expect(kindsOf(await again.poll())).toEqual([['booking.created', made.id]]);
+	});
+});
+
+describe("n8n's poll budget (durable scheduler: N8N_SCHEDULER_POLL_TIMEOUT less a margin)", () => {
+	it('a poll slower than its budget stops in time and keeps what it read; the next polls go on; nothing twice', async () => {
+		const trigger = poller(ALL_EVENTS, undefined, { scheduler: 'durable', pollBudgetMs: 3_000 });
+		await trigger.poll();
+		await later();
+		const { ids } = sim.control.generateBookings({ count: 450 });
+		// Every page of the listing takes 0.8 s: a poll has time for three or four of the five pages.
+		sim.control.addFault({ method: 'GET', path: '/bookings', query: { sort: '-updatedAt' }, count: 1_000, kind: 'latency', latencyMs: 800 });
+		const emitted: string[] = [];
+		const durations: number[] = [];
+		for (let poll = 0; poll < 8 && emitted.length < ids.length; poll++) {
+			const started = Date.now();
+			emitted.push(...(await trigger.poll()).map(bookingId));
+			durations.push(Date.now() - started);
+		}
+		sim.control.clearFaults();
+		expect(new Set(emitted)).toEqual(new Set(ids));
+		expect(emitted).toHaveLength(ids.length);
+		expect(durations.filter((ms) => ms > 3_000)).toEqual([]);
+		expect(durations.length).toBeGreaterThan(1);
+	}, 60_000);
+
+	it('a 429 whose Retry-After ends after the budget fails the poll at once, telling n8n how long to wait', async () => {
+		const trigger = poller(ALL_EVENTS, undefined, { scheduler: 'durable', pollBudgetMs: 5_000 });
+		await trigger.poll();
+		await later();
+		const made = await book(sim);
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'rate_limit', retryAfterSeconds: 20 });
+		const started = Date.now();
+		await expect(trigger.poll()).rejects.toMatchObject({ httpCode: '429', failure: { cause: 'rate-limited', retryAfterMs: 20_000 } });
+		expect(Date.now() - started).toBeLessThan(2_000);
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', made.id]]);
+	});
+
+	it('a 429 whose Retry-After ends within the budget is waited out inside the poll', async () => {
+		const trigger = poller(ALL_EVENTS, undefined, { scheduler: 'durable', pollBudgetMs: 5_000 });
+		await trigger.poll();
+		await later();
+		const made = await book(sim);
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'rate_limit', retryAfterSeconds: 1 });
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', made.id]]);
 	});
 });

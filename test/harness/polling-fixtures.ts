@@ -7,7 +7,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { Simulator } from '../simulator/index.ts';
 import { eventTypeId, freeSlots } from './fixtures.ts';
 import { PollHarness } from './poller.ts';
-import type { PollScheduler } from './poller.ts';
+import type { PollHarnessOptions } from './poller.ts';
 
 export const ALL_EVENTS = { events: ['*'], options: {} };
 
@@ -24,16 +24,8 @@ export function pollingFixtures(sim: Simulator) {
 		poller: (
 			parameters: IDataObject = ALL_EVENTS,
 			savedStaticData?: string,
-			{ scheduler, workflowId }: { scheduler?: PollScheduler; workflowId?: string } = {},
-		) =>
-			new PollHarness({
-				baseUrl: sim.baseUrl,
-				apiKey: sim.apiKeys.readOnly,
-				parameters,
-				savedStaticData,
-				scheduler,
-				workflowId,
-			}),
+			options: Pick<PollHarnessOptions, 'scheduler' | 'workflowId' | 'pollBudgetMs'> = {},
+		) => new PollHarness({ baseUrl: sim.baseUrl, apiKey: sim.apiKeys.readOnly, parameters, savedStaticData, ...options }),
 
 		/** Moves the simulated clock on, so each change gets its own updatedAt (the service's clock ticks too). */
 		later: async (seconds = 60) => {
