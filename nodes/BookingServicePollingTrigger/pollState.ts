@@ -4,7 +4,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { PollState } from './changes';
-import { time, trimKnown } from './known';
+import { keyOf } from './known';
 import type { Scan } from './scan';
 
 interface Owner {
@@ -28,17 +28,21 @@ export function isOwnPollState(nodeData: IDataObject, owner: Owner): boolean {
 export function readPollState(nodeData: IDataObject, owner: Owner): PollState | undefined {
 	const stored = nodeData.poll as Record<string, unknown> | undefined;
 	if (!isOwnPollState(nodeData, owner) || stored?.format !== FORMAT) return undefined;
-	const { cursor, since, known, scan, forgotten = null } = stored;
-	if (!isTime(cursor) || !isTime(since) || !isTime(forgotten)) return undefined;
-	const state: PollState = {
-		cursor,
-		since,
-		forgotten,
-		known: trimKnown(typeof known === 'object' && known !== null ? (known as PollState['known']) : {}, time(cursor)),
-	};
+	const { cursor, since, known, scan, forgotten = null, settledTo = null, settling = null } = stored;
+	if (!isTime(cursor) || !isTime(since) || !isTime(forgotten) || !isTime(settledTo)) return undefined;
+	const state: PollState = { cursor, since, forgotten, known: readKnown(known) };
+	if (settledTo !== null) state.settledTo = settledTo;
+	const { newest, readAt } = (settling ?? {}) as Record<string, unknown>;
+	if (typeof newest === 'string' && isTime(newest) && typeof readAt === 'number') state.settling = { newest, readAt };
 	const validScan = readScan(scan);
 	if (validScan) state.scan = validScan;
 	return state;
+}
+
+/** Keys as keyOf writes them (a state saved before used the ids as they are). */
+function readKnown(known: unknown): PollState['known'] {
+	if (typeof known !== 'object' || known === null) return {};
+	return Object.fromEntries(Object.entries(known).map(([id, entry]) => [keyOf(id), entry])) as PollState['known'];
 }
 
 export function writePollState(nodeData: IDataObject, owner: Owner, state: PollState): void {

@@ -7,7 +7,7 @@ import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
 import { detectChanges, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
-import { time } from './known';
+import { OVERLAP_MS, time } from './known';
 
 /** Pages per chunk, of PAGE_SIZE bookings (the service's largest page). */
 export const CHUNK_PAGES = 10;
@@ -38,6 +38,8 @@ export interface Scan {
 	 * while n8n was down is first seen late in the scan, and bookings made after it may be let go before.
 	 */
 	forgotten?: string | null;
+	/** When the first page was read (n8n's clock, ms): the scan's newest change settles an overlap after. */
+	readAt?: number;
 }
 
 export type PageReader<B> = (from: string | null, cursor: string | undefined) => Promise<Page<B>>;
@@ -53,6 +55,8 @@ export interface ScanLimits {
 	chunkPages: number;
 	maxChanges: number;
 	maxPages: number;
+	/** n8n's clock (tests set it). */
+	now?: () => number;
 }
 
 export const DEFAULT_LIMITS: ScanLimits = {
@@ -90,7 +94,12 @@ export async function scanChanges<B extends ListedBooking>(
 	let passed: string[] = [];
 
 	const report = (items: B[]) => {
-		const detected = detectChanges(state, items);
+		// What is listed again: in this scan, the overlap it began with; after it, the two minutes before its newest change.
+		const fromMs = time(scan.from);
+		const topMs = time(scan.top);
+		const rereads = (updatedMs: number) =>
+			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS) || updatedMs >= topMs - OVERLAP_MS;
+		const detected = detectChanges(state, items, rereads);
 		scan.forgotten = latest(scan.forgotten, detected.state.forgotten);
 		state = { ...detected.state, forgotten: state.forgotten ?? null };
 		events.push(...detected.events);
@@ -121,7 +130,10 @@ export async function scanChanges<B extends ListedBooking>(
 			const page = await readPage(scan.from, cursor);
 			fromStoredCursor = false;
 			pages++;
-			if (scan.top === null) scan.top = newest(page.items) ?? null;
+			if (scan.top === null) {
+				scan.top = newest(page.items) ?? null;
+				scan.readAt = (limits.now ?? Date.now)();
+			}
 			const floorMs = time(scan.floor);
 			const topMs = time(scan.top);
 			const edge = new Set(scan.edge);
@@ -192,8 +204,13 @@ export async function scanChanges<B extends ListedBooking>(
 function withScan(state: PollState, scan: Scan): PollState {
 	const next = { ...state };
 	delete next.scan;
-	if (scan.discovering || scan.marks.length > 0) next.scan = scan;
-	else next.forgotten = latest(state.forgotten, scan.forgotten);
+	if (scan.discovering || scan.marks.length > 0) {
+		next.scan = scan;
+		return next;
+	}
+	next.forgotten = latest(state.forgotten, scan.forgotten);
+	// Done: its newest change settles an overlap after it was read (an earlier one still settling goes first).
+	if (scan.top !== null && scan.readAt !== undefined && !state.settling) next.settling = { newest: scan.top, readAt: scan.readAt };
 	return next;
 }
 

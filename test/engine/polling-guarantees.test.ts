@@ -5,10 +5,10 @@
  * since before activation, Fetch Test Event for a reschedule, and bookings changed just before activation.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { pollsRunning } from '../../nodes/BookingServicePollingTrigger/pollLock.ts';
-import { freeSlots, useTestSimulator } from '../harness/fixtures.ts';
+import { freeSlots, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
 import { bookingId, eventIds, kindsOf, pollingFixtures } from '../harness/polling-fixtures.ts';
 
 const sim = useTestSimulator();
@@ -285,4 +285,58 @@ describe('8. activation', () => {
 		expect(kindsOf(await trigger.poll())).toEqual([['booking.cancelled', one.id]]);
 		expect(two.id).toBeDefined();
 	});
+});
+
+describe('9. the stored state stays small (n8n writes it whole with every execution)', () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	it('a burst of 5,000 is kept only until the overlap has passed; then a poll reads one page, and holds a few bookings', async () => {
+		vi.useFakeTimers({ toFake: ['Date'] });
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		// 5,000 changes within 50 seconds, the last of them a minute before the next poll.
+		for (let batch = 0; batch < 50; batch++) {
+			sim.control.generateBookings({ count: 100 });
+			await later(1);
+		}
+		expect(await trigger.poll()).toHaveLength(5_000);
+		expect(trigger.storedStateBytes).toBeGreaterThan(200_000); // every change inside the overlap, to read it again
+		sim.control.clearRequests();
+		expect(await trigger.poll()).toEqual([]);
+		expect(requestsTo(sim, '/bookings').filter((request) => !request.query.status).length).toBeGreaterThan(50);
+		// Four minutes on (n8n's clock and the service's): nothing of the burst can still be committed late.
+		vi.setSystemTime(Date.now() + 4 * 60_000);
+		expect(await trigger.poll()).toEqual([]);
+		sim.control.clearRequests();
+		expect(await trigger.poll()).toEqual([]);
+		expect(requestsTo(sim, '/bookings').filter((request) => !request.query.status)).toHaveLength(1);
+		await later();
+		const made = await book(sim);
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', made.id]]);
+		expect(trigger.storedStateBytes).toBeLessThan(110_000); // the 2,000 changed last, and no more
+	}, 60_000);
+
+	it('while a backlog of 12,000 drains, the state holds what the next reading needs, not every recent change', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		// Ten changes a second for twenty minutes (n8n was down).
+		for (let batch = 0; batch < 120; batch++) {
+			sim.control.generateBookings({ count: 100 });
+			await later(10);
+		}
+		const sizes: number[] = [];
+		let reported = 0;
+		for (let poll = 0; poll < 4; poll++) {
+			reported += (await trigger.poll()).length;
+			sizes.push(trigger.storedStateBytes);
+		}
+		expect(reported).toBe(12_000);
+		// Each poll reported 5,000, saved with its execution: the 2,000 changed last and the scan, not the 2,400 changes
+		// of the two minutes before its last one.
+		expect(sizes.slice(0, 2).every((bytes) => bytes < 110_000)).toBe(true);
+	}, 120_000);
 });
