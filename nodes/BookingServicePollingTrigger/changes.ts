@@ -90,8 +90,8 @@ const BY_STATUS: Record<string, PolledEvent> = {
 };
 
 // With a remembered state: a new status says it (first confirmed = created), else new times = rescheduled, else
-// updated. Without: a confirmed booking created since the trigger started is created (held or awaiting payment until
-// now, which the listing leaves out) unless it may have been forgotten; another change cannot be told: updated.
+// updated. Without: a status says itself (unless cancelled before, see below), and a confirmed booking created since
+// the trigger started is created (held or awaiting payment until now) unless it may have been let go; else updated.
 export function classify(
 	previous: BookingState | undefined,
 	booking: ListedBooking,
@@ -99,6 +99,12 @@ export function classify(
 	forgottenMs: number,
 ): { type: PolledEvent; previous?: { start: string; end: string } } {
 	if (previous === undefined) {
+		// Cancelled before the trigger started, or no later than a change it has let go of (so reported then): this
+		// change is another one.
+		const cancelledMs = time(booking.cancellation?.at);
+		if (booking.status === 'cancelled' && (cancelledMs < sinceMs || cancelledMs <= forgottenMs)) {
+			return { type: 'booking.updated' };
+		}
 		if (BY_STATUS[booking.status]) return { type: BY_STATUS[booking.status] };
 		const createdMs = time(booking.createdAt);
 		const firstSeen = !Number.isNaN(sinceMs) && createdMs >= sinceMs && !(createdMs <= forgottenMs);

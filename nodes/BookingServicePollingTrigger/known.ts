@@ -9,8 +9,8 @@ export const MAX_IN_FLIGHT = 10_000;
 export const MAX_UPCOMING = 20_000;
 /** Bookings changed inside the overlap, all kept; beyond this many in two minutes the oldest may repeat. */
 export const MAX_IN_OVERLAP = 50_000;
-/** Of all other bookings, the ones that changed last. */
-export const MAX_RECENT = 2_000;
+/** Of all other bookings (past, cancelled, completed…), the ones that changed last: their next change is told right. */
+export const MAX_RECENT = 500;
 
 export interface BookingState {
 	status: string;
@@ -28,6 +28,7 @@ export interface ListedBooking {
 	end: string;
 	createdAt: string;
 	updatedAt: string;
+	cancellation?: { at?: string } | null;
 }
 
 /** By booking key (keyOf), in the order the bookings last changed (oldest first). */

@@ -5,7 +5,7 @@ import { createHash } from 'crypto';
 
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
-import { detectChanges, updatedSinceFor } from './changes';
+import { detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
 import { OVERLAP_MS, time } from './known';
 
@@ -94,11 +94,14 @@ export async function scanChanges<B extends ListedBooking>(
 	let passed: string[] = [];
 
 	const report = (items: B[]) => {
-		// What is listed again: in this scan, the overlap it began with; after it, the two minutes before its newest change.
+		// What is listed again: in this scan, the overlap it began with, until the scan has passed it; after it, the two
+		// minutes before its newest change — or only that change's millisecond once it has settled (a long drain).
 		const fromMs = time(scan.from);
-		const topMs = time(scan.top);
+		const floorMs = time(scan.floor);
+		const settled = (limits.now ?? Date.now)() - (scan.readAt ?? Number.POSITIVE_INFINITY) >= OVERLAP_MS + SETTLE_SLACK_MS;
+		const topCutMs = time(scan.top) - (settled ? 0 : OVERLAP_MS);
 		const rereads = (updatedMs: number) =>
-			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS) || updatedMs >= topMs - OVERLAP_MS;
+			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS && !(updatedMs < floorMs)) || updatedMs >= topCutMs;
 		const detected = detectChanges(state, items, rereads);
 		scan.forgotten = latest(scan.forgotten, detected.state.forgotten);
 		state = { ...detected.state, forgotten: state.forgotten ?? null };

@@ -72,6 +72,15 @@ describe('transitions', () => {
 		expect(types(detectChanges(started(), [booking(2, 20, { status, createdAt: at(-999) })]))).toEqual([expected]);
 	});
 
+	it('a booking let go since it was cancelled, changed again (a refund, a note): updated, never a second cancelled', () => {
+		const forgotten = { ...started(), forgotten: at(50) };
+		const cancelled = (n: number, cancelledSecond: number) =>
+			booking(n, 60, { status: 'cancelled', createdAt: at(-999), cancellation: { at: at(cancelledSecond) } });
+		expect(types(detectChanges(forgotten, [cancelled(1, 40)]))).toEqual(['booking.updated']); // reported, then let go
+		expect(types(detectChanges(forgotten, [cancelled(2, -10)]))).toEqual(['booking.updated']); // before activation
+		expect(types(detectChanges(forgotten, [cancelled(3, 55)]))).toEqual(['booking.cancelled']); // new
+	});
+
 	it('awaiting payment → confirmed is created (paid event types), with the in-flight booking remembered at start', () => {
 		const state = started();
 		state.known[keyOf(id(1))] = encodeState({
