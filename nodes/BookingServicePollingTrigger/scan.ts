@@ -195,10 +195,13 @@ export async function scanChanges<B extends ListedBooking>(
 			scan.marks = [''];
 			scan.discovering = true;
 			progressed = true;
-		} else {
-			// Keep every page passed before the failure: a budget of even two requests a poll moves the scan on.
+		} else if (scan.discovering || passed.length > 1) {
+			// Keep every page passed before the failure: a budget of a few requests a poll moves the scan on.
 			split();
 		}
+		// Else a chunk's first page, cut before the next one showed where it ends: a piece that small is no progress (the
+		// next poll would read the same two pages), and a poll that can never read two says so instead of going round.
+		passed = [];
 		return { events, state: withScan(state, scan), failure: { error, afterProgress: progressed } };
 	}
 	return { events, state: withScan(state, scan) };

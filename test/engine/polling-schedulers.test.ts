@@ -136,3 +136,27 @@ describe("n8n's poll budget (durable scheduler: N8N_SCHEDULER_POLL_TIMEOUT less 
 		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', made.id]]);
 	});
 });
+
+describe("n8n's poll budget: a service too slow for it", () => {
+	it('a budget that fits one page a poll: the poll fails saying so (n8n backs off), never goes round in circles quietly', async () => {
+		const trigger = poller(ALL_EVENTS, undefined, { scheduler: 'durable', pollBudgetMs: 2_000 });
+		await trigger.poll();
+		await later();
+		sim.control.generateBookings({ count: 450 });
+		sim.control.addFault({ method: 'GET', path: '/bookings', query: { sort: '-updatedAt' }, count: 1_000, kind: 'latency', latencyMs: 1_200 });
+		const outcomes: string[] = [];
+		for (let poll = 0; poll < 12; poll++) {
+			try {
+				outcomes.push(String((await trigger.poll()).length));
+			} catch (error) {
+				outcomes.push((error as Error).message);
+			}
+		}
+		sim.control.clearFaults();
+		expect(outcomes).toContain('The Booking Service answered too slowly for one poll');
+		// Once the service is fast again, every change arrives, once.
+		let reported = outcomes.filter((outcome) => /^\d+$/.test(outcome)).reduce((sum, count) => sum + Number(count), 0);
+		for (let poll = 0; poll < 4; poll++) reported += (await trigger.poll()).length;
+		expect(reported).toBe(450);
+	}, 60_000);
+});

@@ -131,12 +131,18 @@ export const N8N_SCHEDULER: 'memory' | 'durable' = process.env.BOOKING_N8N_SCHED
 if (N8N_SCHEDULER === 'durable' && !N8N_VERSION.startsWith('2.41.')) {
 	throw new Error(`BOOKING_N8N_SCHEDULER=durable needs n8n 2.41 (its poll triggers and durable cursors); this is ${N8N_VERSION}`);
 }
-/** The four settings n8n 2.41 needs before its durable scheduler takes poll triggers and keeps their cursors. */
+/**
+ * The four settings n8n 2.41 needs before its durable scheduler takes poll triggers and keeps their cursors; a poll
+ * timeout of 8 s (default 45): a poll budget of 4 s, below the tests' 10-second poll interval, so what a slow service
+ * does to a poll shows without waiting minutes; and JSON logs, whose lines name the workflow a poll belongs to.
+ */
 export const DURABLE_SCHEDULER_ENV: Record<string, string> = {
 	N8N_SCHEDULER_ENABLED: 'true',
 	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
 	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
 	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TIMEOUT: '8',
+	N8N_LOG_FORMAT: 'json',
 };
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = resolve(HERE, '../..');
