@@ -1,6 +1,6 @@
 // The polling trigger's "each change once" where n8n's own scheduling matters, in a real n8n, on the poll scheduler
 // BOOKING_N8N_SCHEDULER names (in-memory by default; durable: n8n 2.41's scheduler with durable cursors and, in this
-// harness, N8N_SCHEDULER_POLL_TIMEOUT of 8 s — a poll budget of 4 s). Each scenario has its own simulator and
+// harness, N8N_SCHEDULER_POLL_TIMEOUT of 10 s — a poll budget of 5 s). Each scenario has its own simulator and
 // workflow, polled every 10 seconds, and they run side by side: a service slower than the interval and than n8n's
 // poll timeout; polls that fail (HTTP 500, a dropped connection, 429 with Retry-After) and then a burst of 600; a
 // confirmation and a cancellation stamped in the same millisecond; a backlog far beyond the key's rate budget;
@@ -88,11 +88,12 @@ describe.skipIf(N8N_VERSION === '2.16.1')('Booking Service Polling Trigger in n8
 
 	it.concurrent('a service slower than the poll interval, then one answer slower than the poll timeout: each change once', async () => {
 		const made = [await book(slow.simulator, 0), await book(slow.simulator, 1), await book(slow.simulator, 2)];
-		const { ids: generated } = slow.simulator.control.generateBookings({ count: 900 });
+		const { ids: generated } = slow.simulator.control.generateBookings({ count: 1_100 });
 		const expected = [...made.map((booking) => booking.id), ...generated].sort();
-		// Every page of the listing takes 1.5 s: reading the ten pages takes longer than the 10-second interval (and than
-		// the durable scheduler's 4-second budget, so there each poll reads two pages and the next goes on).
-		slow.simulator.control.addFault({ method: 'GET', path: '/bookings', query: { sort: '-updatedAt' }, count: 60, kind: 'latency', latencyMs: 1_500 });
+		// Every page of the listing takes 1 s: reading the backlog (12 pages to find its chunks, then again to report
+		// them) takes longer than the 10-second interval, and than the durable scheduler's budget of 5 s (its poll
+		// timeout is 10 s here), so there each poll reads what fits and the next goes on.
+		slow.simulator.control.addFault({ method: 'GET', path: '/bookings', query: { sort: '-updatedAt' }, count: 100, kind: 'latency', latencyMs: 1_000 });
 		const seen = await until(client, slow.workflowId, (events) => countOf(events) >= expected.length, 4 * MINUTE);
 		slow.simulator.control.clearFaults();
 		expect(ids(seen).sort()).toEqual(expected);
@@ -143,10 +144,10 @@ describe.skipIf(N8N_VERSION === '2.16.1')('Booking Service Polling Trigger in n8
 		expect(events).toEqual([[['booking.created', made.id]], [['booking.cancelled', made.id]]]);
 	}, 8 * MINUTE);
 
-	it.concurrent('1,500 changes against a budget of 12 requests per 20 s: all arrive over several polls, none twice', async () => {
-		// The 15 pages (read twice: the backlog is found, then reported oldest first) never fit in one window; a 429
+	it.concurrent('1,200 changes against a budget of 12 requests per 20 s: all arrive over several polls, none twice', async () => {
+		// The 12 pages (read twice: the backlog is found, then reported oldest first) never fit in one window; a 429
 		// with Retry-After up to 20 s stops a poll (after progress: it reports what it has).
-		const { ids: generated } = limited.simulator.control.generateBookings({ count: 1_500 });
+		const { ids: generated } = limited.simulator.control.generateBookings({ count: 1_200 });
 		const events = await until(client, limited.workflowId, (seen) => countOf(seen) >= generated.length, 6 * MINUTE);
 		await sleep(25 * SECOND);
 		const reported = ids(await eventsOf(client, limited.workflowId));

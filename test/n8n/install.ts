@@ -133,7 +133,7 @@ if (N8N_SCHEDULER === 'durable' && !N8N_VERSION.startsWith('2.41.')) {
 }
 /**
  * The four settings n8n 2.41 needs before its durable scheduler takes poll triggers and keeps their cursors; a poll
- * timeout of 8 s (default 45): a poll budget of 4 s, below the tests' 10-second poll interval, so what a slow service
+ * timeout of 10 s (default 45): a poll budget of 5 s, below the tests' 10-second poll interval, so what a slow service
  * does to a poll shows without waiting minutes; and JSON logs, whose lines name the workflow a poll belongs to.
  */
 export const DURABLE_SCHEDULER_ENV: Record<string, string> = {
@@ -141,7 +141,7 @@ export const DURABLE_SCHEDULER_ENV: Record<string, string> = {
 	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
 	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
 	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TIMEOUT: '8',
+	N8N_SCHEDULER_POLL_TIMEOUT: '10',
 	N8N_LOG_FORMAT: 'json',
 };
 const HERE = dirname(fileURLToPath(import.meta.url));
