@@ -71,9 +71,13 @@ describe('Booking Service Polling Trigger in queue mode', () => {
 		expect(all).toEqual(events);
 		expect(ids(all)).toEqual(expected.slice(0, 3).concat(ids(all).slice(3, 303), expected[303]));
 		expect(ids(all).slice(3, 303).sort()).toEqual(expected.slice(3, 303).sort());
+		// Every execution that reported changes ran on the worker; the failed poll is a failed execution main recorded.
 		const executions = (await queue.main.listExecutions(workflowId)).filter((execution) => execution.mode !== 'manual');
 		const onWorker = executionsStartedBy(queue.worker.logFile);
-		expect(executions.every((execution) => onWorker.has(execution.id))).toBe(true);
+		const reporting = executions.filter((execution) => execution.status !== 'error');
+		expect(reporting.length).toBeGreaterThanOrEqual(5);
+		expect(reporting.filter((execution) => !onWorker.has(execution.id))).toEqual([]);
+		expect(executions.filter((execution) => execution.status === 'error').length).toBeGreaterThanOrEqual(1);
 		if (N8N_SCHEDULER === 'durable') {
 			const row = queue.services.sql(`SELECT length(cursor::text) FROM poller_state WHERE "workflowId" = '${workflowId}'`);
 			say(`cursor row: ${row} bytes`);
