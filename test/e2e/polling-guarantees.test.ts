@@ -144,16 +144,17 @@ describe.skipIf(N8N_VERSION === '2.16.1')('Booking Service Polling Trigger in n8
 		expect(events).toEqual([[['booking.created', made.id]], [['booking.cancelled', made.id]]]);
 	}, 8 * MINUTE);
 
-	it.concurrent('1,200 changes against a budget of 12 requests per 20 s: all arrive over several polls, none twice', async () => {
-		// The 12 pages (read twice: the backlog is found, then reported oldest first) never fit in one window; a 429
-		// with Retry-After up to 20 s stops a poll (after progress: it reports what it has).
+	it.concurrent('1,200 changes against a budget of 12 requests per 20 s: all arrive, none twice', async () => {
+		// The 12 pages (read twice: the backlog is found, then reported oldest first) never fit in one window. A 429 with
+		// Retry-After up to 20 s is waited out inside a poll where there is time (n8n 1.x, the in-memory poller), or
+		// stops it (the durable scheduler's budget): after progress it reports what it has, and the next poll goes on.
 		const { ids: generated } = limited.simulator.control.generateBookings({ count: 1_200 });
 		const events = await until(client, limited.workflowId, (seen) => countOf(seen) >= generated.length, 6 * MINUTE);
 		await sleep(25 * SECOND);
 		const reported = ids(await eventsOf(client, limited.workflowId));
 		expect(new Set(reported)).toEqual(new Set(generated));
 		expect(reported).toHaveLength(generated.length);
-		expect(events.length).toBeGreaterThanOrEqual(2);
+		expect(events.flat()).toHaveLength(generated.length);
 	}, 8 * MINUTE);
 
 	it.concurrent('deactivated while a poll runs: nothing is lost or reported twice when it is activated again', async () => {
