@@ -4,6 +4,14 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+const shared = {
+	// Each file in its own worker: module-level state (the trigger's in-process dedupe store, n8n-core's logger
+	// and DI container) must not leak between files. Stated explicitly, which also silences vitest's hint.
+	isolate: true,
+	testTimeout: 30_000,
+	hookTimeout: 30_000,
+};
+
 export default defineConfig({
 	root: fileURLToPath(new URL('..', import.meta.url)),
 	resolve: {
@@ -12,12 +20,26 @@ export default defineConfig({
 		alias: { 'n8n-workflow': require.resolve('n8n-workflow') },
 	},
 	test: {
-		include: ['test/**/*.test.ts'],
-		// Each file in its own worker: module-level state (the trigger's in-process dedupe store, n8n-core's logger
-		// and DI container) must not leak between files. Stated explicitly, which also silences vitest's hint.
-		isolate: true,
-		exclude: ['test/e2e/**', 'test/e2e-queue/**', 'node_modules/**'],
-		testTimeout: 30_000,
-		hookTimeout: 30_000,
+		projects: [
+			{
+				extends: true,
+				test: {
+					...shared,
+					name: 'all',
+					include: ['test/**/*.test.ts'],
+					exclude: ['test/e2e/**', 'test/e2e-queue/**', 'node_modules/**'],
+				},
+			},
+			// The polling trigger's engine suites once more on n8n's durable poll scheduler (test/harness/poller.ts).
+			{
+				extends: true,
+				test: {
+					...shared,
+					name: 'polling, durable scheduler',
+					include: ['test/engine/polling-{trigger,guarantees,adversarial}.test.ts'],
+					env: { BOOKING_POLL_SCHEDULER: 'durable' },
+				},
+			},
+		],
 	},
 });

@@ -17,16 +17,12 @@ import {
 	nameLanguageOption,
 	readEventTypesFilter,
 } from '../shared/descriptions';
-import { fetchListPage } from '../shared/paging';
-import type { Page } from '../shared/paging';
 import { CREDENTIAL_TEST_METHOD, testBookingServiceCredential } from '../shared/credentialTest';
-import { startingState } from './activation';
 import type { BookingEvent } from './changes';
+import { pollChanges } from './poll';
 import { pollExclusively } from './pollLock';
-import { readPollState, writePollState } from './pollState';
 import { rememberEvents } from './recentEvents';
 import { sampleEvent } from './sample';
-import { PAGE_SIZE, scanChanges } from './scan';
 
 const pollEventOptions = [
 	...bookingEventOptions,
@@ -55,11 +51,6 @@ function isWanted(event: BookingEvent<Booking>, events: string[], eventTypeIds: 
 
 function toItem(event: BookingEvent<Booking>, nameLanguage: NameLanguage): IDataObject {
 	return { ...event, booking: localizeBooking(event.booking, nameLanguage) } as unknown as IDataObject;
-}
-
-/** A stored page cursor the service no longer takes: it answers 400 (validation_failed on `cursor`). */
-function isRefusedCursor(error: unknown): boolean {
-	return (error as { httpCode?: unknown } | null)?.httpCode === '400';
 }
 
 export class BookingServicePollingTrigger implements INodeType {
@@ -135,40 +126,10 @@ export class BookingServicePollingTrigger implements INodeType {
 			return [this.helpers.returnJsonArray([toItem(await sampleEvent(this, trigger, wanted), nameLanguage)])];
 		}
 
-		const items = await pollExclusively(trigger, async () => {
-			const nodeData = this.getWorkflowStaticData('node');
-			let state = readPollState(nodeData, owner);
-			if (state === undefined) {
-				const startFrom = options.startFrom === null || options.startFrom === '' ? undefined : options.startFrom;
-				state = await startingState(this, startFrom);
-				if (startFrom === undefined) {
-					// Nothing to report yet: the trigger starts watching from here.
-					writePollState(nodeData, owner, state);
-					return [];
-				}
-			}
-
-			// A poll that fails before any progress throws and moves nothing: the next one asks from the same position.
-			const readPage = async (updatedSince: string | null, cursor: string | undefined) =>
-				(await fetchListPage.call(this, {
-					path: '/bookings',
-					qs: { sort: '-updatedAt', ...(updatedSince === null ? {} : { updatedSince }) },
-					limit: PAGE_SIZE,
-					cursor,
-					scope: 'bookings:read',
-				})) as Page<Booking>;
-			const result = await scanChanges(state, readPage, isRefusedCursor);
-			if (result.failure?.afterProgress === false) throw result.failure.error;
-			writePollState(nodeData, owner, result.state);
-			if (result.failure !== undefined) {
-				this.logger.warn('Booking Service Polling Trigger stopped part-way; the next poll continues', {
-					error: (result.failure.error as Error).message,
-					workflowId: owner.workflowId,
-				});
-			}
-			rememberEvents(trigger, result.events);
-			return result.events.filter(wanted).map((event) => toItem(event, nameLanguage));
-		});
+		const startFrom = options.startFrom === null || options.startFrom === '' ? undefined : options.startFrom;
+		const changes = await pollExclusively(trigger, async () => await pollChanges(this, owner, startFrom));
+		if (changes !== undefined) rememberEvents(trigger, changes);
+		const items = changes?.filter(wanted).map((event) => toItem(event, nameLanguage));
 		// undefined: this trigger's previous poll is still running, and this tick leaves the work to it.
 		return items === undefined || items.length === 0 ? null : [this.helpers.returnJsonArray(items)];
 	}

@@ -15,14 +15,42 @@ const IN_FLIGHT_STATUSES = ['held', 'awaiting_payment'];
 /** The service's and n8n's clocks may differ; a booking listed needlessly costs a few bytes. */
 const CLOCK_MARGIN_MS = 24 * 60 * 60_000;
 
-export async function listBookings(context: IPollFunctions, qs: IDataObject, limit?: number): Promise<Booking[]> {
-	return (await listAllPages.call(context, { path: '/bookings', qs, limit, scope: 'bookings:read' })) as Booking[];
+export async function listBookings(
+	context: IPollFunctions,
+	qs: IDataObject,
+	limit?: number,
+	deadline?: number,
+): Promise<Booking[]> {
+	return (await listAllPages.call(context, { path: '/bookings', qs, limit, scope: 'bookings:read', deadline })) as Booking[];
 }
 
-const newestChange = async (context: IPollFunctions) => (await listBookings(context, { sort: '-updatedAt' }, 1))[0];
+const newestChange = async (context: IPollFunctions, deadline: number | undefined) =>
+	(await listBookings(context, { sort: '-updatedAt' }, 1, deadline))[0];
+
+/**
+ * Held and awaiting-payment bookings changed since `updatedSince` (null: all): the listing leaves them out, so each
+ * poll asks for them, and a payment is told as a creation however many other bookings change before it.
+ */
+export async function listInFlight(
+	context: IPollFunctions,
+	updatedSince: string | null,
+	deadline: number | undefined,
+): Promise<Booking[]> {
+	const since = updatedSince === null ? {} : { updatedSince };
+	const inFlight: Booking[] = [];
+	// One after the other: a failure leaves no request of this poll still running.
+	for (const status of IN_FLIGHT_STATUSES) {
+		inFlight.push(...(await listBookings(context, { status, ...since }, MAX_IN_FLIGHT, deadline)));
+	}
+	return inFlight;
+}
 
 /** Upcoming and in-flight bookings are read *before* the position is taken, so a change meanwhile is reported. */
-export async function startingState(context: IPollFunctions, startFrom: unknown): Promise<PollState> {
+export async function startingState(
+	context: IPollFunctions,
+	startFrom: unknown,
+	deadline: number | undefined,
+): Promise<PollState> {
 	let startFromIso: string | undefined;
 	if (startFrom !== undefined) {
 		const instant = parseDateTime(startFrom, context.getTimezone());
@@ -35,30 +63,34 @@ export async function startingState(context: IPollFunctions, startFrom: unknown)
 		startFromIso = new Date(instant).toISOString();
 	}
 
-	const newestBefore = startFromIso === undefined ? await newestChange(context) : undefined;
+	const newestBefore = startFromIso === undefined ? await newestChange(context, deadline) : undefined;
 	const serviceNowMs = Math.min(Date.now(), time(newestBefore?.updatedAt) || Date.now());
 	const upcoming = await listBookings(
 		context,
 		{ sort: 'start', startFrom: new Date(serviceNowMs - CLOCK_MARGIN_MS).toISOString() },
 		MAX_UPCOMING,
+		deadline,
 	);
-	const inFlight = (
-		await Promise.all(IN_FLIGHT_STATUSES.map(async (status) => await listBookings(context, { status }, MAX_IN_FLIGHT)))
-	).flat();
+	const inFlight = await listInFlight(context, null, deadline);
 
 	let state: PollState;
 	let recentlyChanged: Booking[] = [];
 	if (startFromIso !== undefined) {
 		state = emptyState(startFromIso, startFromIso);
 	} else {
-		const newest = await newestChange(context);
+		const newest = await newestChange(context, deadline);
 		if (newest === undefined) {
 			// An account without bookings: everything that appears from now on is new.
 			state = emptyState(null, new Date(0).toISOString());
 		} else {
 			state = emptyState(newest.updatedAt, newest.updatedAt);
 			const overlapStart = new Date(time(newest.updatedAt) - OVERLAP_MS).toISOString();
-			recentlyChanged = await listBookings(context, { sort: '-updatedAt', updatedSince: overlapStart }, MAX_IN_OVERLAP);
+			recentlyChanged = await listBookings(
+				context,
+				{ sort: '-updatedAt', updatedSince: overlapStart },
+				MAX_IN_OVERLAP,
+				deadline,
+			);
 		}
 	}
 

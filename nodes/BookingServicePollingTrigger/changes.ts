@@ -3,7 +3,7 @@
 import { createHash } from 'crypto';
 
 import type { BookingState, KnownBookings, ListedBooking } from './known';
-import { decodeState, formatLike, isSameState, remember, time, trimKnownTracking, OVERLAP_MS } from './known';
+import { formatLike, isSameState, recall, remember, time, trimKnownTracking, OVERLAP_MS } from './known';
 import type { Scan } from './scan';
 
 export type { ListedBooking };
@@ -23,10 +23,17 @@ export interface PollState {
 	/** Bookings created at or after this instant (ISO, the service's time) are new to this trigger. */
 	since: string | null;
 	known: KnownBookings;
-	/** The newest creation time among bookings no longer remembered (ISO); null while none was let go. */
+	/**
+	 * The newest change among bookings no longer remembered (ISO), so an upper bound of their creation times; null
+	 * while none was let go. A booking made later was never seen, and its first confirmation is its creation.
+	 */
 	forgotten?: string | null;
 	/** A scan of a backlog too large for one poll, continued by the next polls. */
 	scan?: Scan;
+	/** Where the next scan starts when later than the position less the overlap: everything up to it has settled. */
+	settledTo?: string | null;
+	/** The newest change a finished scan saw and when it read it (n8n's clock, ms): settled once the overlap has passed. */
+	settling?: { newest: string; readAt: number } | null;
 }
 
 export interface BookingEvent<B extends ListedBooking = ListedBooking> {
@@ -42,9 +49,38 @@ export function emptyState(cursor: string | null, since: string | null): PollSta
 	return { cursor, since, known: {} };
 }
 
+/** The start of what the next scan reads again: the position less the overlap, or where everything has settled. */
+export function overlapStart(state: PollState): number {
+	const settled = time(state.settledTo);
+	return Math.max(time(state.cursor) - OVERLAP_MS, Number.isNaN(settled) ? Number.NEGATIVE_INFINITY : settled);
+}
+
 export function updatedSinceFor(state: PollState): string | null {
-	const cursor = time(state.cursor);
-	return Number.isNaN(cursor) ? null : new Date(cursor - OVERLAP_MS).toISOString();
+	const start = overlapStart(state);
+	return Number.isNaN(start) ? null : new Date(start).toISOString();
+}
+
+/** n8n's clocks (and its mains') may disagree a little; a minute more than the overlap before anything counts settled. */
+export const SETTLE_SLACK_MS = 60_000;
+
+/**
+ * Once the overlap has passed (by n8n's clock) since a finished scan read its newest change, no change stamped up to
+ * it can still appear late: the next scan starts there, and what was kept only for reading the overlap again goes.
+ * Without this, a burst is read again, and kept, until a change two minutes newer comes.
+ */
+export function settle(state: PollState, nowMs: number): PollState {
+	const settling = state.settling;
+	if (!settling || nowMs - settling.readAt < OVERLAP_MS + SETTLE_SLACK_MS || state.scan) return state;
+	const next: PollState = { ...state, settledTo: settling.newest, settling: null };
+	const from = overlapStart(next);
+	const trimmed = trimKnownTracking(next.known, time(next.cursor), (updatedMs) => !(updatedMs < from));
+	return withForgotten({ ...next, known: trimmed.known }, trimmed.newestForgottenMs);
+}
+
+function withForgotten(state: PollState, newestForgottenMs: number): PollState {
+	const before = time(state.forgotten);
+	const newest = Math.max(Number.isNaN(before) ? Number.NEGATIVE_INFINITY : before, newestForgottenMs);
+	return { ...state, forgotten: Number.isFinite(newest) ? new Date(newest).toISOString() : (state.forgotten ?? null) };
 }
 
 const BY_STATUS: Record<string, PolledEvent> = {
@@ -54,8 +90,8 @@ const BY_STATUS: Record<string, PolledEvent> = {
 };
 
 // With a remembered state: a new status says it (first confirmed = created), else new times = rescheduled, else
-// updated. Without: a confirmed booking created since the trigger started is created (held or awaiting payment until
-// now, which the listing leaves out) unless it may have been forgotten; another change cannot be told: updated.
+// updated. Without: a status says itself (unless cancelled before, see below), and a confirmed booking created since
+// the trigger started is created (held or awaiting payment until now) unless it may have been let go; else updated.
 export function classify(
 	previous: BookingState | undefined,
 	booking: ListedBooking,
@@ -63,6 +99,12 @@ export function classify(
 	forgottenMs: number,
 ): { type: PolledEvent; previous?: { start: string; end: string } } {
 	if (previous === undefined) {
+		// Cancelled before the trigger started, or no later than a change it has let go of (so reported then): this
+		// change is another one.
+		const cancelledMs = time(booking.cancellation?.at);
+		if (booking.status === 'cancelled' && (cancelledMs < sinceMs || cancelledMs <= forgottenMs)) {
+			return { type: 'booking.updated' };
+		}
 		if (BY_STATUS[booking.status]) return { type: BY_STATUS[booking.status] };
 		const createdMs = time(booking.createdAt);
 		const firstSeen = !Number.isNaN(sinceMs) && createdMs >= sinceMs && !(createdMs <= forgottenMs);
@@ -108,10 +150,21 @@ export function pollEventId(booking: ListedBooking, type: PolledEvent): string {
 	return `evt_poll_${digest.slice(0, 24)}`;
 }
 
+/** Bookings held or awaiting payment, listed apart: remembered (their payment will be a creation), never reported. */
+export function rememberInFlight(state: PollState, bookings: ListedBooking[]): PollState {
+	const known = { ...state.known };
+	for (const booking of bookings) {
+		const previous = recall(known, booking.id);
+		if (previous === undefined || !isSameState(previous, booking)) remember(known, booking);
+	}
+	return { ...state, known };
+}
+
 /** Every change updates the state, whether or not its event is emitted (the caller filters). */
 export function detectChanges<B extends ListedBooking>(
 	state: PollState,
 	bookings: B[],
+	rereads?: (updatedMs: number) => boolean,
 ): { events: Array<BookingEvent<B>>; state: PollState } {
 	const known = { ...state.known };
 	const sinceMs = time(state.since);
@@ -123,7 +176,7 @@ export function detectChanges<B extends ListedBooking>(
 
 	const events: Array<BookingEvent<B>> = [];
 	for (const booking of ordered) {
-		const previous = decodeState(known[booking.id]);
+		const previous = recall(known, booking.id);
 		if (previous !== undefined && isSameState(previous, booking)) continue;
 		remember(known, booking);
 		// Never seen, and last changed before the trigger's start (a first sync's Start From, or just before
@@ -134,15 +187,9 @@ export function detectChanges<B extends ListedBooking>(
 	}
 
 	const cursor = Number.isNaN(cursorMs) ? state.cursor : new Date(cursorMs).toISOString();
-	const trimmed = trimKnownTracking(known, cursorMs);
-	const newestForgotten = Math.max(Number.isNaN(forgottenMs) ? Number.NEGATIVE_INFINITY : forgottenMs, trimmed.newestForgottenMs);
-	return {
-		events,
-		state: {
-			...state,
-			cursor,
-			known: trimmed.known,
-			forgotten: Number.isFinite(newestForgotten) ? new Date(newestForgotten).toISOString() : (state.forgotten ?? null),
-		},
-	};
+	const next = { ...state, cursor };
+	// Kept whole: what the next reading lists again (default: what the next scan reads again).
+	const from = overlapStart(next);
+	const trimmed = trimKnownTracking(known, cursorMs, rereads ?? ((updatedMs) => !(updatedMs < from)));
+	return { events, state: withForgotten({ ...next, known: trimmed.known }, trimmed.newestForgottenMs) };
 }

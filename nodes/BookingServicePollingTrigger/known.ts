@@ -9,14 +9,13 @@ export const MAX_IN_FLIGHT = 10_000;
 export const MAX_UPCOMING = 20_000;
 /** Bookings changed inside the overlap, all kept; beyond this many in two minutes the oldest may repeat. */
 export const MAX_IN_OVERLAP = 50_000;
-/** Of all other bookings, the ones that changed last. */
-export const MAX_RECENT = 2_000;
+/** Of all other bookings (past, cancelled, completed…), the ones that changed last: their next change is told right. */
+export const MAX_RECENT = 500;
 
 export interface BookingState {
 	status: string;
 	startMs: number;
 	endMs: number;
-	createdMs: number;
 	/** As the service wrote it: compared as text, so a precision finer than milliseconds still tells changes apart. */
 	updatedAt: string;
 }
@@ -29,10 +28,16 @@ export interface ListedBooking {
 	end: string;
 	createdAt: string;
 	updatedAt: string;
+	cancellation?: { at?: string } | null;
 }
 
-/** By booking id, in the order the bookings last changed (oldest first). */
+/** By booking key (keyOf), in the order the bookings last changed (oldest first). */
 export type KnownBookings = Record<string, string>;
+
+/** A booking id as a key of the record: the contract's 24 hex characters in 16 of base64url; any other id as it is. */
+export function keyOf(id: string): string {
+	return /^[0-9a-f]{24}$/.test(id) ? Buffer.from(id, 'hex').toString('base64url') : id;
+}
 
 const STATUS_CODES: Record<string, string> = {
 	held: 'h',
@@ -52,14 +57,13 @@ export function stateOf(booking: ListedBooking): BookingState {
 		status: booking.status,
 		startMs: time(booking.start),
 		endMs: time(booking.end),
-		createdMs: time(booking.createdAt),
 		updatedAt: booking.updatedAt,
 	};
 }
 
 /**
- * `c|<start>|<duration>|<created>|<updatedAt>`, times in milliseconds and base 36, updatedAt too when it is a plain
- * ISO time in milliseconds (`~` marks it; any other spelling is kept as written): about 65 characters with the id.
+ * `c|<start>|<duration>|<updatedAt>`, times in milliseconds and base 36, updatedAt too when it is a plain ISO time in
+ * milliseconds (`~` marks it; any other spelling is kept as written): about 50 bytes of JSON with the key.
  */
 export function encodeState(state: BookingState): string {
 	const status = STATUS_CODES[state.status] ?? state.status;
@@ -68,20 +72,19 @@ export function encodeState(state: BookingState): string {
 		!Number.isNaN(updatedMs) && new Date(updatedMs).toISOString() === state.updatedAt
 			? `~${updatedMs.toString(36)}`
 			: state.updatedAt;
-	const created = Number.isNaN(state.createdMs) ? '' : state.createdMs.toString(36);
-	return `${status}|${state.startMs.toString(36)}|${(state.endMs - state.startMs).toString(36)}|${created}|${updated}`;
+	return `${status}|${state.startMs.toString(36)}|${(state.endMs - state.startMs).toString(36)}|${updated}`;
 }
 
 export function decodeState(text: unknown): BookingState | undefined {
 	if (typeof text !== 'string') return undefined;
-	const [status, start, duration, created, ...rest] = text.split('|');
+	const parts = text.split('|');
+	// Five parts: the earlier spelling, with the creation time (no longer kept) before updatedAt.
+	const [status, start, duration, written] = parts.length === 5 ? [...parts.slice(0, 3), parts[4]] : parts;
 	const startMs = parseInt(start, 36);
 	const durationMs = parseInt(duration, 36);
-	const written = rest.join('|');
+	if (!status || Number.isNaN(startMs) || Number.isNaN(durationMs) || !written) return undefined;
 	const updatedAt = written.startsWith('~') ? new Date(parseInt(written.slice(1), 36)).toISOString() : written;
-	if (!status || Number.isNaN(startMs) || Number.isNaN(durationMs) || written === '') return undefined;
-	const createdMs = created ? parseInt(created, 36) : Number.NaN;
-	return { status: STATUS_NAMES[status] ?? status, startMs, endMs: startMs + durationMs, createdMs, updatedAt };
+	return { status: STATUS_NAMES[status] ?? status, startMs, endMs: startMs + durationMs, updatedAt };
 }
 
 export function isSameState(known: BookingState, booking: ListedBooking): boolean {
@@ -93,13 +96,17 @@ export function isSameState(known: BookingState, booking: ListedBooking): boolea
 	);
 }
 
-/** Also says the newest creation time let go: a booking created later was never forgotten. */
+/**
+ * Keeps what a later change needs — in flight, upcoming, changed when the next reading will list them again
+ * (`rereads`; default: since the position less the overlap), and the MAX_RECENT changed last — and says the newest
+ * change let go: no booking let go was made later.
+ */
 export function trimKnownTracking(
 	known: KnownBookings,
 	cursorMs: number,
+	rereads: (updatedMs: number) => boolean = (updatedMs) => !(updatedMs < cursorMs - OVERLAP_MS),
 ): { known: KnownBookings; newestForgottenMs: number } {
 	const nowMs = Number.isNaN(cursorMs) ? Number.NEGATIVE_INFINITY : cursorMs;
-	const overlapStart = nowMs - OVERLAP_MS;
 	const counts = { inFlight: 0, upcoming: 0, overlap: 0, recent: 0 };
 	const kept: Array<[string, string]> = [];
 	let newestForgottenMs = Number.NEGATIVE_INFINITY;
@@ -110,10 +117,10 @@ export function trimKnownTracking(
 		const keep =
 			(IN_FLIGHT.has(state.status) && counts.inFlight++ < MAX_IN_FLIGHT) ||
 			(state.status === 'confirmed' && state.startMs > nowMs && counts.upcoming++ < MAX_UPCOMING) ||
-			(!(time(state.updatedAt) < overlapStart) && counts.overlap++ < MAX_IN_OVERLAP) ||
+			(rereads(time(state.updatedAt)) && counts.overlap++ < MAX_IN_OVERLAP) ||
 			counts.recent++ < MAX_RECENT;
 		if (keep) kept.push(entries[index]);
-		else newestForgottenMs = Math.max(newestForgottenMs, Number.isNaN(state.createdMs) ? nowMs : state.createdMs);
+		else newestForgottenMs = Math.max(newestForgottenMs, time(state.updatedAt) || nowMs);
 	}
 	return { known: Object.fromEntries(kept.reverse()), newestForgottenMs };
 }
@@ -122,10 +129,15 @@ export function trimKnown(known: KnownBookings, cursorMs: number): KnownBookings
 	return trimKnownTracking(known, cursorMs).known;
 }
 
+export function recall(known: KnownBookings, id: string): BookingState | undefined {
+	return decodeState(known[keyOf(id)]);
+}
+
 /** Remembers a booking's state as its latest change (moved to the end of the record's order). */
 export function remember(known: KnownBookings, booking: ListedBooking): void {
-	delete known[booking.id];
-	known[booking.id] = encodeState(stateOf(booking));
+	const key = keyOf(booking.id);
+	delete known[key];
+	known[key] = encodeState(stateOf(booking));
 }
 
 /** A time as the booking's own fields write it (with or without milliseconds), for `previous`. */

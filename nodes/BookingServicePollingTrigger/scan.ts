@@ -1,11 +1,13 @@
 // One poll's bounded, resumable reading of `GET /bookings?updatedSince=…&sort=-updatedAt`, oldest change first. The
 // service lists newest first, so a large backlog is discovered to its last page keeping only chunk cursors, then
 // reported chunk by chunk; `floor` and `edge` mark what was reported, so nothing is reported twice.
+import { createHash } from 'crypto';
+
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
-import { detectChanges, updatedSinceFor } from './changes';
+import { detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
-import { time } from './known';
+import { OVERLAP_MS, time } from './known';
 
 /** Pages per chunk, of PAGE_SIZE bookings (the service's largest page). */
 export const CHUNK_PAGES = 10;
@@ -25,16 +27,36 @@ export interface Scan {
 	discovering: boolean;
 	/** The newest updatedAt among the chunks already reported; null before the first. */
 	floor: string | null;
-	/** The bookings listed first in the chunk reported last: a run of changes stamped alike is not read twice. */
+	/**
+	 * The changes listed first in the chunk reported last (each booking's state, hashed): a run of changes stamped
+	 * alike is not read twice. By state, not id: one of them changed since and stamped into the chunk being read is a
+	 * change to report, not the end of the chunk.
+	 */
 	edge: string[];
+	/**
+	 * The newest creation time let go during this scan. It counts only once the scan is done: a booking made and paid
+	 * while n8n was down is first seen late in the scan, and bookings made after it may be let go before.
+	 */
+	forgotten?: string | null;
+	/** When the first page was read (n8n's clock, ms): the scan's newest change settles an overlap after. */
+	readAt?: number;
 }
 
 export type PageReader<B> = (from: string | null, cursor: string | undefined) => Promise<Page<B>>;
+
+/** Thrown by a page reader when the poll has no time left for another page: the scan stops and keeps its progress. */
+export class PollBudgetSpent extends Error {
+	constructor() {
+		super("The poll's time budget is spent");
+	}
+}
 
 export interface ScanLimits {
 	chunkPages: number;
 	maxChanges: number;
 	maxPages: number;
+	/** n8n's clock (tests set it). */
+	now?: () => number;
 }
 
 export const DEFAULT_LIMITS: ScanLimits = {
@@ -72,13 +94,22 @@ export async function scanChanges<B extends ListedBooking>(
 	let passed: string[] = [];
 
 	const report = (items: B[]) => {
-		const detected = detectChanges(state, items);
-		state = detected.state;
+		// What is listed again: in this scan, the overlap it began with, until the scan has passed it; after it, the two
+		// minutes before its newest change — or only that change's millisecond once it has settled (a long drain).
+		const fromMs = time(scan.from);
+		const floorMs = time(scan.floor);
+		const settled = (limits.now ?? Date.now)() - (scan.readAt ?? Number.POSITIVE_INFINITY) >= OVERLAP_MS + SETTLE_SLACK_MS;
+		const topCutMs = time(scan.top) - (settled ? 0 : OVERLAP_MS);
+		const rereads = (updatedMs: number) =>
+			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS && !(updatedMs < floorMs)) || updatedMs >= topCutMs;
+		const detected = detectChanges(state, items, rereads);
+		scan.forgotten = latest(scan.forgotten, detected.state.forgotten);
+		state = { ...detected.state, forgotten: state.forgotten ?? null };
 		events.push(...detected.events);
 		const newestInChunk = newest(items);
 		if (newestInChunk !== undefined) {
 			scan.floor = newestInChunk;
-			scan.edge = items.slice(0, PAGE_SIZE).map((booking) => booking.id);
+			scan.edge = items.slice(0, PAGE_SIZE).map(stateKey);
 		}
 		scan.marks.pop();
 		progressed = true;
@@ -102,7 +133,10 @@ export async function scanChanges<B extends ListedBooking>(
 			const page = await readPage(scan.from, cursor);
 			fromStoredCursor = false;
 			pages++;
-			if (scan.top === null) scan.top = newest(page.items) ?? null;
+			if (scan.top === null) {
+				scan.top = newest(page.items) ?? null;
+				scan.readAt = (limits.now ?? Date.now)();
+			}
 			const floorMs = time(scan.floor);
 			const topMs = time(scan.top);
 			const edge = new Set(scan.edge);
@@ -110,7 +144,7 @@ export async function scanChanges<B extends ListedBooking>(
 			for (const booking of page.items) {
 				const updatedMs = time(booking.updatedAt);
 				// Below the floor, or at the chunk reported last: the rest was reported.
-				if (updatedMs < floorMs || edge.has(booking.id)) {
+				if (updatedMs < floorMs || edge.has(stateKey(booking))) {
 					belowFloor = true;
 					break;
 				}
@@ -161,10 +195,13 @@ export async function scanChanges<B extends ListedBooking>(
 			scan.marks = [''];
 			scan.discovering = true;
 			progressed = true;
-		} else {
-			// Keep every page passed before the failure: a budget of even two requests a poll moves the scan on.
+		} else if (scan.discovering || passed.length > 1) {
+			// Keep every page passed before the failure: a budget of a few requests a poll moves the scan on.
 			split();
 		}
+		// Else a chunk's first page, cut before the next one showed where it ends: a piece that small is no progress (the
+		// next poll would read the same two pages), and a poll that can never read two says so instead of going round.
+		passed = [];
 		return { events, state: withScan(state, scan), failure: { error, afterProgress: progressed } };
 	}
 	return { events, state: withScan(state, scan) };
@@ -173,8 +210,27 @@ export async function scanChanges<B extends ListedBooking>(
 function withScan(state: PollState, scan: Scan): PollState {
 	const next = { ...state };
 	delete next.scan;
-	if (scan.discovering || scan.marks.length > 0) next.scan = scan;
+	if (scan.discovering || scan.marks.length > 0) {
+		next.scan = scan;
+		return next;
+	}
+	next.forgotten = latest(state.forgotten, scan.forgotten);
+	// Done: its newest change settles an overlap after it was read (an earlier one still settling goes first).
+	if (scan.top !== null && scan.readAt !== undefined && !state.settling) next.settling = { newest: scan.top, readAt: scan.readAt };
 	return next;
+}
+
+function latest(a: string | null | undefined, b: string | null | undefined): string | null {
+	if (!b) return a ?? null;
+	return !a || time(b) > time(a) ? b : a;
+}
+
+/** A booking's listed state in 11 characters (66 bits of SHA-256). */
+function stateKey(booking: ListedBooking): string {
+	return createHash('sha256')
+		.update([booking.id, booking.updatedAt, booking.status, booking.start, booking.end].join('|'))
+		.digest('base64url')
+		.slice(0, 11);
 }
 
 function newest(items: ListedBooking[]): string | undefined {

@@ -23,6 +23,8 @@ export interface ListAllPagesOptions {
 	itemIndex?: number;
 	scope?: BookingServiceScope;
 	timeoutMs?: number;
+	/** See BookingServiceRequest.deadline. */
+	deadline?: number;
 }
 
 export async function listAllPages<T = IDataObject>(
@@ -115,6 +117,7 @@ export async function fetchListPage<T = IDataObject>(
 			qs: { ...request.qs, limit: request.limit, ...(cursor === undefined ? {} : { cursor }) },
 			scope: request.scope,
 			timeoutMs: request.timeoutMs,
+			deadline: request.deadline,
 		},
 		itemIndex,
 	);

@@ -16,7 +16,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { adviseAgent } from './agentAdvice';
 import { normaliseBaseUrl } from './baseUrl';
-import { MAX_RATE_LIMIT_ATTEMPTS, rateLimitWaitMs } from './rateLimit';
+import { MAX_RATE_LIMIT_ATTEMPTS, parseRetryAfterSeconds, rateLimitWaitMs } from './rateLimit';
 import { SETUP_PROBLEM_ADVICE } from './serviceErrorTexts';
 import { rateLimitError, redactorFor, serviceError, unreachableError } from './serviceErrors';
 
@@ -43,6 +43,11 @@ export interface BookingServiceRequest {
 	scope?: BookingServiceScope;
 	/** Attempts while the service answers 429; the trigger's hooks use 1 (n8n waits for them). */
 	maxAttempts?: number;
+	/**
+	 * When the answer must be in (epoch ms): the timeout is cut to it and a 429 is waited out only if the wait ends
+	 * before it. A poll's budget: n8n's durable scheduler abandons a poll that runs past its timeout.
+	 */
+	deadline?: number;
 }
 
 interface BookingServiceCredential {
@@ -71,7 +76,7 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 		body: jsonBody(request.body),
 		headers: { Accept: 'application/json', ...request.headers },
 		json: true,
-		timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+		timeout: timeoutFor(request),
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// The service never redirects; following one could carry the key to another host.
@@ -85,6 +90,7 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse;
+		options.timeout = timeoutFor(request);
 		try {
 			response = await withDeadline(
 				this.helpers.httpRequestWithAuthentication.call(this, BOOKING_SERVICE_CREDENTIAL_TYPE, options),
@@ -107,14 +113,30 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 		}
 		if (status === 429) {
 			const waitMs = rateLimitWaitMs(response.headers, attempt);
-			if (waitMs !== undefined && attempt < (request.maxAttempts ?? MAX_RATE_LIMIT_ATTEMPTS)) {
+			const waitEndsInTime = request.deadline === undefined || Date.now() + (waitMs ?? 0) < request.deadline - 1_000;
+			if (waitMs !== undefined && waitEndsInTime && attempt < (request.maxAttempts ?? MAX_RATE_LIMIT_ATTEMPTS)) {
 				await abortableSleep(waitMs, abortSignal);
 				continue;
 			}
-			throw rateLimitError(this, response, attempt, redact, itemIndex);
+			throw withRetryAfter(rateLimitError(this, response, attempt, redact, itemIndex), response.headers);
 		}
 		throw serviceError(this, response, request, redact, itemIndex);
 	}
+}
+
+function timeoutFor(request: BookingServiceRequest): number {
+	const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+	return request.deadline === undefined ? timeoutMs : Math.max(1, Math.min(timeoutMs, request.deadline - Date.now()));
+}
+
+/**
+ * The service's Retry-After as n8n 2.41 reads a failure a node declares (plain data on `failure`): its durable
+ * scheduler then waits that long before the next poll instead of its own back-off.
+ */
+function withRetryAfter(error: Error, headers: IDataObject): Error {
+	const seconds = parseRetryAfterSeconds(headers['retry-after']);
+	const failure = { cause: 'rate-limited', ...(seconds === undefined ? {} : { retryAfterMs: seconds * 1000 }) };
+	return Object.assign(error, { failure });
 }
 
 // n8n 2.x's `sleep` ends early when the execution is cancelled; 1.x's ignores the signal (the wait is then at most

@@ -352,34 +352,4 @@ describe('the package in n8n queue mode', () => {
 		expect(executions.every((execution) => execution.status === 'success')).toBe(true);
 		say(`after the rotation: ${toThisTrigger.length} deliveries answered 200, ${executions.length - 1} executions`);
 	});
-
-	it('the polling trigger polls from main (n8n runs active triggers there) and its executions run on the worker', async () => {
-		const trigger = 'Booking Service Polling Trigger';
-		const { id } = await queue.main.createWorkflow({
-			name: 'queue e2e: polling trigger',
-			nodes: [
-				{
-					name: trigger,
-					type: `${PACKAGE}.bookingServicePollingTrigger`,
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['booking.created'], options: {} },
-					credentials: { bookingServiceApi: credential },
-				},
-			],
-			connections: {},
-		});
-		published.add(id);
-		await queue.main.activate(id); // the first poll runs now and starts from now
-		const [bookingId] = await bookIntroCalls(simulator, 1);
-		await simulator.control.drainDeliveries();
-		// n8n polls once a minute at most: the booking shows within two polls.
-		const [execution] = await queue.main.waitForExecutions(id, 1, 150_000);
-		const items = execution.data?.resultData.runData[trigger]?.[0]?.data?.main[0] ?? [];
-		expect(items.map((item) => [item.json.eventType, (item.json.booking as { id: string }).id])).toEqual([
-			['booking.created', bookingId],
-		]);
-		expect(executionsStartedBy(queue.worker.logFile)).toContain(execution.id);
-		await unpublish(id);
-	});
 });

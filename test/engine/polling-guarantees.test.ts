@@ -5,10 +5,10 @@
  * since before activation, Fetch Test Event for a reschedule, and bookings changed just before activation.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { pollsRunning } from '../../nodes/BookingServicePollingTrigger/pollLock.ts';
-import { freeSlots, useTestSimulator } from '../harness/fixtures.ts';
+import { freeSlots, requestsTo, useTestSimulator } from '../harness/fixtures.ts';
 import { bookingId, eventIds, kindsOf, pollingFixtures } from '../harness/polling-fixtures.ts';
 
 const sim = useTestSimulator();
@@ -153,7 +153,7 @@ describe('3–4. a backlog beyond the rate budget and beyond one execution', () 
 		const { ids } = sim.control.generateBookings({ count: 7_000 });
 		const first = await trigger.poll();
 		expect(first).toHaveLength(5_000);
-		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, kind: 'status', status: 400, code: 'validation_failed' });
+		sim.control.addFault({ method: 'GET', path: '/bookings', query: { cursor: '*' }, count: 1, kind: 'status', status: 400, code: 'validation_failed' });
 		const rest: INodeExecutionData[] = [];
 		for (let poll = 0; poll < 4; poll++) rest.push(...(await trigger.poll()));
 		const all = [...first, ...rest];
@@ -181,6 +181,39 @@ describe('5–6. what the trigger knows from activation on', () => {
 		await later();
 		sim.control.payment(paid.id, { outcome: 'succeeded' });
 		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', paid.id]]);
+	}, 60_000);
+
+	it('a booking that goes into awaiting payment after activation is created when paid, after 2,500 newer bookings were let go', async () => {
+		const trigger = poller();
+		await trigger.poll(); // activation
+		await later();
+		const paid = await book(sim, 'career-coaching'); // left out of the listing while it awaits payment
+		expect(paid.status).toBe('awaiting_payment');
+		expect(await trigger.poll()).toEqual([]);
+		await later();
+		expect(await (sim.control.generateBookings({ count: 2_500 }), trigger.poll())).toHaveLength(2_500);
+		await later(600); // the 2,500 (made after the paid booking) leave the overlap and are let go
+		await book(sim);
+		await trigger.poll();
+		await later();
+		sim.control.payment(paid.id, { outcome: 'succeeded' });
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', paid.id]]);
+	}, 60_000);
+
+	it('a booking made and paid while n8n was down is created, though 1,500 newer ones are let go in the same backlog first', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		const paid = await book(sim, 'career-coaching'); // never in flight while a poll runs
+		await later();
+		sim.control.generateBookings({ count: 2_500 });
+		await later(600);
+		sim.control.generateBookings({ count: 1_000 }); // these move the position on: the 2,500 leave the overlap
+		await later(600);
+		sim.control.payment(paid.id, { outcome: 'succeeded' });
+		const items = await trigger.poll(); // one poll, four chunks, oldest first
+		expect(items).toHaveLength(3_501);
+		expect(kindsOf(items.slice(-1))).toEqual([['booking.created', paid.id]]);
 	}, 60_000);
 
 	it('a reschedule of an upcoming booking made long before activation is a reschedule, with its previous times', async () => {
@@ -252,4 +285,58 @@ describe('8. activation', () => {
 		expect(kindsOf(await trigger.poll())).toEqual([['booking.cancelled', one.id]]);
 		expect(two.id).toBeDefined();
 	});
+});
+
+describe('9. the stored state stays small (n8n writes it whole with every execution)', () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	it('a burst of 5,000 is kept only until the overlap has passed; then a poll reads one page, and holds a few bookings', async () => {
+		vi.useFakeTimers({ toFake: ['Date'] });
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		// 5,000 changes within 50 seconds, the last of them a minute before the next poll.
+		for (let batch = 0; batch < 50; batch++) {
+			sim.control.generateBookings({ count: 100 });
+			await later(1);
+		}
+		expect(await trigger.poll()).toHaveLength(5_000);
+		expect(trigger.storedStateBytes).toBeGreaterThan(200_000); // every change inside the overlap, to read it again
+		sim.control.clearRequests();
+		expect(await trigger.poll()).toEqual([]);
+		expect(requestsTo(sim, '/bookings').filter((request) => !request.query.status).length).toBeGreaterThan(50);
+		// Four minutes on (n8n's clock and the service's): nothing of the burst can still be committed late.
+		vi.setSystemTime(Date.now() + 4 * 60_000);
+		expect(await trigger.poll()).toEqual([]);
+		sim.control.clearRequests();
+		expect(await trigger.poll()).toEqual([]);
+		expect(requestsTo(sim, '/bookings').filter((request) => !request.query.status)).toHaveLength(1);
+		await later();
+		const made = await book(sim);
+		expect(kindsOf(await trigger.poll())).toEqual([['booking.created', made.id]]);
+		expect(trigger.storedStateBytes).toBeLessThan(110_000); // the 2,000 changed last, and no more
+	}, 60_000);
+
+	it('while a backlog of 12,000 drains, the state holds what the next reading needs, not every recent change', async () => {
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		// Ten changes a second for twenty minutes (n8n was down).
+		for (let batch = 0; batch < 120; batch++) {
+			sim.control.generateBookings({ count: 100 });
+			await later(10);
+		}
+		const sizes: number[] = [];
+		let reported = 0;
+		for (let poll = 0; poll < 4; poll++) {
+			reported += (await trigger.poll()).length;
+			sizes.push(trigger.storedStateBytes);
+		}
+		expect(reported).toBe(12_000);
+		// Each poll reported 5,000, saved with its execution: the 2,000 changed last and the scan, not the 2,400 changes
+		// of the two minutes before its last one.
+		expect(sizes.slice(0, 2).every((bytes) => bytes < 110_000)).toBe(true);
+	}, 120_000);
 });

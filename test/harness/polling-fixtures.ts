@@ -7,6 +7,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { Simulator } from '../simulator/index.ts';
 import { eventTypeId, freeSlots } from './fixtures.ts';
 import { PollHarness } from './poller.ts';
+import type { PollHarnessOptions } from './poller.ts';
 
 export const ALL_EVENTS = { events: ['*'], options: {} };
 
@@ -19,8 +20,12 @@ export interface MadeBooking {
 
 export function pollingFixtures(sim: Simulator) {
 	return {
-		poller: (parameters: IDataObject = ALL_EVENTS, savedStaticData?: string) =>
-			new PollHarness({ baseUrl: sim.baseUrl, apiKey: sim.apiKeys.readOnly, parameters, savedStaticData }),
+		/** A trigger; `savedStaticData` and `workflowId` make it another activation of a saved (or copied) workflow. */
+		poller: (
+			parameters: IDataObject = ALL_EVENTS,
+			savedStaticData?: string,
+			options: Pick<PollHarnessOptions, 'scheduler' | 'workflowId' | 'pollBudgetMs'> = {},
+		) => new PollHarness({ baseUrl: sim.baseUrl, apiKey: sim.apiKeys.readOnly, parameters, savedStaticData, ...options }),
 
 		/** Moves the simulated clock on, so each change gets its own updatedAt (the service's clock ticks too). */
 		later: async (seconds = 60) => {

@@ -116,6 +116,29 @@ if (PROFILE === undefined) {
 }
 /** What the harness branches on where n8n versions differ. */
 export const N8N_HARNESS: HarnessProfile = PROFILE.harness;
+
+/**
+ * Which of n8n's poll schedulers runs polling triggers, chosen by BOOKING_N8N_SCHEDULER: `memory` (n8n's default, an
+ * in-process timer per poll time) or `durable` (n8n 2.41's scheduler with durable poll cursors: each poll a task
+ * claimed from the database, the node's state a cursor row committed with the execution it starts).
+ */
+export const N8N_SCHEDULER: 'memory' | 'durable' = process.env.BOOKING_N8N_SCHEDULER === 'durable' ? 'durable' : 'memory';
+if (N8N_SCHEDULER === 'durable' && !N8N_VERSION.startsWith('2.41.')) {
+	throw new Error(`BOOKING_N8N_SCHEDULER=durable needs n8n 2.41 (its poll triggers and durable cursors); this is ${N8N_VERSION}`);
+}
+/**
+ * The four settings n8n 2.41 needs before its durable scheduler takes poll triggers and keeps their cursors; a poll
+ * timeout of 10 s (default 45): a poll budget of 5 s, below the tests' 10-second poll interval, so what a slow service
+ * does to a poll shows without waiting minutes; and JSON logs, whose lines name the workflow a poll belongs to.
+ */
+export const DURABLE_SCHEDULER_ENV: Record<string, string> = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TIMEOUT: '10',
+	N8N_LOG_FORMAT: 'json',
+};
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = resolve(HERE, '../..');
 export const N8N_CACHE_DIR = join(

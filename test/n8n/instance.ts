@@ -20,7 +20,17 @@ import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, spawnN8nProcess, waitUntilReady } from './process.ts';
 import { connectN8n, createApiKey, login, type N8nClient, type N8nConnection, type Owner } from './client.ts';
-import { ensureN8nInstalled, findNode24, findNpmCli, N8N_CACHE_DIR, N8N_HARNESS, npmEnv, tail } from './install.ts';
+import {
+	DURABLE_SCHEDULER_ENV,
+	ensureN8nInstalled,
+	findNode24,
+	findNpmCli,
+	N8N_CACHE_DIR,
+	N8N_HARNESS,
+	N8N_SCHEDULER,
+	npmEnv,
+	tail,
+} from './install.ts';
 
 /** Fixed, so that credentials in a kept user folder stay readable across restarts; it protects only test data. */
 const ENCRYPTION_KEY = 'n8n-nodes-booking-service-local-test-key';
@@ -162,6 +172,8 @@ export async function n8nEnvironment(settings: {
 		// Plain http on loopback: with a Secure cookie a browser on http://127.0.0.1 could not log in.
 		N8N_SECURE_COOKIE: 'false',
 		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
+		// Every process of one n8n (main, worker, webhook) runs polling triggers on the same scheduler.
+		...(N8N_SCHEDULER === 'durable' ? DURABLE_SCHEDULER_ENV : {}),
 	};
 }
 

@@ -22,6 +22,8 @@ export interface QueueServices {
 	redis: { host: string; port: number };
 	/** The environment every n8n process of the topology needs to find them (and to be in queue mode). */
 	n8nEnv: Record<string, string>;
+	/** Runs one SQL statement in n8n's database (psql, unaligned, no headers); returns its output. */
+	sql(statement: string): string;
 	stop(): Promise<void>;
 }
 
@@ -150,6 +152,12 @@ export async function startQueueServices(dataDir: string): Promise<QueueServices
 			DB_POSTGRESDB_DATABASE: DATABASE,
 			DB_POSTGRESDB_USER: DATABASE_USER,
 			DB_POSTGRESDB_PASSWORD: '',
+		},
+		sql: (statement) => {
+			const args = ['-h', LOOPBACK, '-p', String(pgPort), '-U', DATABASE_USER, '-d', DATABASE, '-tAc', statement];
+			const result = run(join(binDir, 'psql'), args);
+			if (result.status !== 0) throw new Error(`psql failed: ${result.stderr}`);
+			return result.stdout.trim();
 		},
 		stop,
 	};

@@ -46,8 +46,10 @@ export interface HelperProcess {
 }
 
 export interface QueueN8n {
-	/** The main process, with a client whose `webhookUrl` is the proxy. */
-	main: N8nInstance;
+	/** The main process, with a client whose `webhookUrl` is the proxy (a new one after restartMain). */
+	readonly main: N8nInstance;
+	/** Stops main and starts it again on the same user folder and database; resolves once it is ready. */
+	restartMain(): Promise<void>;
 	worker: HelperProcess;
 	webhooks: HelperProcess[];
 	proxy: RoundRobinProxy;
@@ -82,16 +84,18 @@ export async function startQueueN8n(options: QueueN8nOptions): Promise<QueueN8n>
 		// startN8n unpacks the package into main's folder; the others get a copy of it.
 		const mainFolder = join(options.dataDir, 'main');
 		mkdirSync(mainFolder, { recursive: true });
-		const main = await startN8n({
-			packageDir: options.packageDir,
-			userFolder: mainFolder,
-			preferredPort: options.preferredMainPort,
-			webhookUrl: proxy.url,
-			logFile: join(logsDir, 'main.log'),
-			startTimeoutMs: START_LIMIT_MS,
-			env: shared,
-		});
-		stoppables.push(main);
+		const startMain = async (port?: number) =>
+			await startN8n({
+				packageDir: options.packageDir,
+				userFolder: mainFolder,
+				preferredPort: port,
+				webhookUrl: proxy.url,
+				logFile: join(logsDir, `main${port === undefined ? '' : `-${Date.now()}`}.log`),
+				startTimeoutMs: START_LIMIT_MS,
+				env: shared,
+			});
+		let main = await startMain(options.preferredMainPort);
+		stoppables.push({ stop: async () => await main.stop() });
 
 		// Main has migrated the database; the others start together.
 		const helper = async (role: 'worker' | 'webhook', name: string, port: number): Promise<HelperProcess> => {
@@ -143,7 +147,22 @@ export async function startQueueN8n(options: QueueN8nOptions): Promise<QueueN8n>
 			helper('worker', 'worker', await freePort()),
 			...webhookPorts.map((port, index) => helper('webhook', `webhook-${index + 1}`, port)),
 		]);
-		return { main, worker, webhooks, proxy, services, startMs: Date.now() - started, stop: stopAll };
+		return {
+			get main() {
+				return main;
+			},
+			async restartMain() {
+				const port = new URL(main.baseUrl).port;
+				await main.stop();
+				main = await startMain(Number(port));
+			},
+			worker,
+			webhooks,
+			proxy,
+			services,
+			startMs: Date.now() - started,
+			stop: stopAll,
+		};
 	} catch (error) {
 		await stopAll();
 		throw error;

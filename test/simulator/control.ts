@@ -267,6 +267,13 @@ export class SimulatorControl {
 		if (fault.phase !== undefined && fault.phase !== 'before' && fault.phase !== 'after') {
 			throw new ControlError(400, 'validation_failed', 'phase must be before or after');
 		}
+		const query = fault.query as unknown;
+		if (
+			query !== undefined &&
+			(typeof query !== 'object' || query === null || Object.values(query).some((value) => typeof value !== 'string'))
+		) {
+			throw new ControlError(400, 'validation_failed', 'query must map parameter names to strings');
+		}
 		this.#sim.traffic.addFault(fault);
 	}
 

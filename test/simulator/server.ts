@@ -101,7 +101,7 @@ async function handleApi(
 		at: isoTime(sim.clock.now()),
 	});
 
-	const answer = await answerWithFaults(sim, match?.route, method, () =>
+	const answer = await answerWithFaults(sim, match?.route, method, queryObject(url.searchParams), () =>
 		operate(sim, request, url, body, match),
 	);
 	if (answer === 'drop') {
@@ -124,17 +124,18 @@ async function answerWithFaults(
 	sim: Simulation,
 	route: Route | undefined,
 	method: string,
+	query: Record<string, string | string[]>,
 	run: () => Promise<Reply>,
 ): Promise<Reply | 'drop'> {
 	const before =
-		route === undefined ? undefined : sim.traffic.takeFault(method, route.pattern, 'before');
+		route === undefined ? undefined : sim.traffic.takeFault(method, route.pattern, 'before', query);
 	if (before !== undefined) {
 		const replaced = await applyFault(before);
 		if (replaced !== undefined) return replaced;
 	}
 	const reply = await run();
 	const after =
-		route === undefined ? undefined : sim.traffic.takeFault(method, route.pattern, 'after');
+		route === undefined ? undefined : sim.traffic.takeFault(method, route.pattern, 'after', query);
 	if (after !== undefined) {
 		const replaced = await applyFault(after);
 		if (replaced !== undefined) return replaced;

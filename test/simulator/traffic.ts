@@ -49,6 +49,11 @@ export interface FaultSpec {
 	 * replaced — a lost response.
 	 */
 	phase?: 'before' | 'after';
+	/**
+	 * Only requests whose query holds each of these parameters with this value (`*`: any value), e.g.
+	 * `{ cursor: '*' }` for the pages after a list's first.
+	 */
+	query?: Record<string, string>;
 }
 
 export interface RateLimit {
@@ -95,13 +100,21 @@ export class Traffic {
 	}
 
 	/** The first pending fault for this request and phase, counted as used. */
-	takeFault(method: string, route: string, phase: 'before' | 'after'): FaultSpec | undefined {
+	takeFault(
+		method: string,
+		route: string,
+		phase: 'before' | 'after',
+		query: Record<string, string | string[]> = {},
+	): FaultSpec | undefined {
 		const fault = this.#faults.find(
 			(candidate) =>
 				candidate.remaining > 0 &&
 				(candidate.phase ?? 'before') === phase &&
 				(candidate.method === '*' || candidate.method.toUpperCase() === method) &&
-				(candidate.path === '*' || candidate.path === route),
+				(candidate.path === '*' || candidate.path === route) &&
+				Object.entries(candidate.query ?? {}).every(
+					([name, value]) => query[name] !== undefined && (value === '*' || String(query[name]) === value),
+				),
 		);
 		if (fault === undefined) return undefined;
 		fault.remaining -= 1;

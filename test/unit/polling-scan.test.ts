@@ -65,4 +65,39 @@ describe('scan', () => {
 		expect(new Set(reported).size).toBe(3_000);
 		expect(reported.slice(0, 500).every((bookingId) => bookingId >= id(10_000))).toBe(true);
 	});
+
+	// Issue 31, point 4: with page cursors that are offsets (the contract does not show their format), one booking
+	// re-stamped while a scan is under way shifts every position after it by one. Wherever it lands — at the edge of
+	// the chunk reported last, inside a chunk not yet reported, or below the floor — no other booking's change is lost.
+	it.each([
+		['into the chunk read next, from the edge of the one reported last', 599, 700_500, 'reported'],
+		['into a chunk not yet reported, from inside another', 700, 940_500, 'reported'],
+		['newer than everything, from a chunk reported already', 10, 9_000_000, 'reported'],
+		// The known limit: a change stamped below what was reported, and more than the overlap before the position.
+		['older, into a chunk reported already (a clock step back beyond the overlap)', 820, 520_500, 'lost'],
+	])('a booking re-stamped %s: every other change once', async (_where, index, stampedAt, itsOwnChange) => {
+		// A second apart: the 1,200 changes span 20 minutes, far more than the overlap.
+		const spread = Array.from({ length: 1_200 }, (_, n) => booking(n + 1, n * 1_000));
+		const limits = { chunkPages: 2, maxChanges: 600, maxPages: 200 };
+		const changes = (result: { events: Array<{ eventType: string; booking: ListedBooking }> }) =>
+			result.events.map((event) => `${event.eventType} ${event.booking.id}`);
+		const first = await scanChanges(emptyState(at(0), at(0)), listing(spread), never, limits);
+		expect(first.events).toHaveLength(600); // the three oldest chunks; three more wait
+		let state = first.state;
+		const restamped = { ...spread[index], status: 'cancelled', updatedAt: at(stampedAt) };
+		const now = spread.map((item, n) => (n === index ? restamped : item));
+		const reported = changes(first);
+		// The polls that finish this scan, then the next scan (from the position less the overlap).
+		for (let poll = 0; poll < 6; poll++) {
+			const result = await scanChanges(state, listing(now), never, limits);
+			reported.push(...changes(result));
+			state = result.state;
+			if (state.scan === undefined) break;
+		}
+		reported.push(...changes(await scanChanges(state, listing(now), never, limits)));
+		const others = spread.filter((_, n) => n !== index).map((item) => `booking.created ${item.id}`);
+		expect(others.filter((change) => !reported.includes(change))).toEqual([]);
+		expect(new Set(reported).size).toBe(reported.length);
+		expect(reported.includes(`booking.cancelled ${restamped.id}`)).toBe(itsOwnChange === 'reported');
+	});
 });
