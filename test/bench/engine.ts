@@ -45,6 +45,9 @@ function requireDist<T>(file: string): T {
 	}
 }
 
+/** What the webhook trigger's memory of what ran holds at most (entries; a delivery adds one or two). */
+export const { MAX_RUN_RECORDS } = requireDist<{ MAX_RUN_RECORDS: number }>('nodes/BookingServiceTrigger/memory.js');
+
 const { BookingServiceApi } = requireDist<{ BookingServiceApi: new () => ICredentialType }>(
 	'credentials/BookingServiceApi.credentials.js',
 );

@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 import type { Delivery } from './deliveries.ts';
 import { DELIVERY_BYTES, deliveryTemplate, makeDeliveries } from './deliveries.ts';
-import { activateTrigger } from './engine.ts';
+import { activateTrigger, MAX_RUN_RECORDS } from './engine.ts';
 import type { WorkerInput } from './processes.ts';
 import { progress, readWorkerInput, writeWorkerResult } from './processes.ts';
 import { inTurns } from './stats.ts';
@@ -14,8 +14,6 @@ import { inTurns } from './stats.ts';
 export interface VerifyInput extends WorkerInput {
 	controlUrl: string;
 	booking: Record<string, unknown>;
-	/** Deliveries before measuring: more than the dedupe store keeps (1,000), so runs see its steady state. */
-	warmupCalls: number;
 	/** Deliveries per measured run (per variant). */
 	batch: number;
 }
@@ -31,6 +29,9 @@ export interface VerifyResult {
 	/** Deliveries webhook() turned into workflow data (must be all of them: each event id is new). */
 	executionsStarted: number;
 	deliveriesToWebhook: number;
+	/** Deliveries before measuring: as many as the memory of what ran holds entries, so it has turned over. */
+	warmupDeliveries: number;
+	runMemoryBound: number;
 }
 
 const input = readWorkerInput<VerifyInput>();
@@ -103,11 +104,14 @@ const variants: Record<VerifyVariant, (deliveries: Delivery[]) => Promise<number
 	hmacAndParse,
 };
 
-for (let done = 0; done < input.warmupCalls; done += input.batch) {
-	const deliveries = makeDeliveries(template, subscription.secret, Math.min(input.batch, input.warmupCalls - done));
+// Each delivery adds at least one entry (its event id), so this many fill the memory past its bound: the runs measure a
+// busy trigger whose memory is full and turning over, not an empty one.
+const warmupDeliveries = MAX_RUN_RECORDS;
+for (let done = 0; done < warmupDeliveries; done += input.batch) {
+	const deliveries = makeDeliveries(template, subscription.secret, Math.min(input.batch, warmupDeliveries - done));
 	for (const variant of VERIFY_VARIANTS) await variants[variant](deliveries);
 }
-progress(`verify: warmed up with ${input.warmupCalls} deliveries; ${input.runs} runs of ${input.batch} follow`);
+progress(`verify: warmed up with ${warmupDeliveries} deliveries; ${input.runs} runs of ${input.batch} follow`);
 
 const result: VerifyResult = {
 	microsPerDelivery: { webhook: [], bareHmac: [], hmacAndParse: [] },
@@ -115,6 +119,8 @@ const result: VerifyResult = {
 	bodyBytes: DELIVERY_BYTES,
 	executionsStarted: 0,
 	deliveriesToWebhook: 0,
+	warmupDeliveries,
+	runMemoryBound: MAX_RUN_RECORDS,
 };
 await inTurns(VERIFY_VARIANTS, { rounds: input.runs, deadline: Date.now() + input.timeLimitMs }, () => {
 	// New event ids every round (webhook() drops ids it has seen); every variant gets the same bytes.
