@@ -18,6 +18,7 @@ const { firstEventType, prepareExample, readExamples } = await import('./example
 const { ensureN8nInstalled, N8N_HARNESS, N8N_VERSION, REPO_ROOT } = await import('./install.ts');
 const { startN8n } = await import('./instance.ts');
 const { freePort } = await import('./process.ts');
+const { listenForSandboxKeys, SANDBOX_KEY_HELP } = await import('./dev-keys.ts');
 const { startQueueN8n } = await import('./queue.ts');
 type Simulator = import('../simulator/index.ts').Simulator;
 type N8nInstance = import('./instance.ts').N8nInstance;
@@ -92,14 +93,16 @@ async function main(): Promise<void> {
 		const lines = [
 			'',
 			`n8n ${N8N_VERSION} is running with n8n-nodes-booking-service (ready in ${seconds} s)`,
-			`  Open:        ${n8n.baseUrl}`,
+			`  Open:        ${n8n.baseUrl}/home/workflows`,
 			`  Log in:      ${n8n.owner.email} / ${n8n.owner.password}`,
 			`  Credential:  "${CREDENTIAL_NAME}" → ${simulator.baseUrl}`,
 			`  Workflows:   ${imported.length} examples from examples/, not ${publish === 'Publish' ? 'published' : 'active'} (open one, then Execute workflow or ${publish}):`,
 			...imported.map((name) => `                 ${name}`),
-			`  Webhooks:    ${n8n.webhookUrl}webhook/… (the simulator may deliver to http://127.0.0.1 in this sandbox)`,
-			'  Test event:  on a Booking Service Trigger press "Listen for test event", then press Enter here to book the',
-			`               next free intro call: the simulator sends booking.created to every trigger listening or ${publish === 'Publish' ? 'published' : 'active'}.`,
+			`  Webhooks:    ${n8n.webhookUrl}webhook/… (in this sandbox the simulator delivers to 127.0.0.1:`,
+			'               the node\'s "public https address" notice is for real use)',
+			'  Test event:  open a Booking Service Trigger, click "Execute step" (it listens), then type here (the simulator sends',
+			`               each event to every trigger listening or ${publish === 'Publish' ? 'published' : 'active'}):`,
+			...SANDBOX_KEY_HELP,
 			...(queue === undefined
 				? [`  n8n log:     ${n8n.logFile}`]
 				: [
@@ -112,7 +115,7 @@ async function main(): Promise<void> {
 			'',
 			'Booking Service simulator (local sandbox, test keys):',
 			`  API:         ${simulator.baseUrl}`,
-			`  Control:     ${simulator.controlUrl} (reschedule, cancel, mark no-show, … a booking: see test/simulator/README.md)`,
+			`  Control API: ${simulator.controlUrl} (JSON over HTTP, for scripts: see test/simulator/README.md)`,
 			`  Keys:        read-write ${simulator.apiKeys.readWrite}`,
 			`               read-only  ${simulator.apiKeys.readOnly}`,
 			'',
@@ -122,40 +125,11 @@ async function main(): Promise<void> {
 			'',
 		];
 		process.stdout.write(lines.join('\n'));
-		if (process.stdin.isTTY) {
-			process.stdin.setEncoding('utf8');
-			process.stdin.on('data', () => {
-				void bookTestCall(simulator!, eventType.id).then(say, (error: Error) => say(`test booking failed: ${error.message}`));
-			});
-		}
+		listenForSandboxKeys(simulator, eventType.id, say);
 	} catch (error) {
 		say(error instanceof Error ? (error.stack ?? error.message) : String(error));
 		await stopAll('start-up failed', 1);
 	}
-}
-
-/** Books the first free slot of the coming two weeks through the API, as a customer would: one booking.created. */
-async function bookTestCall(simulator: Simulator, eventTypeId: string): Promise<string> {
-	const call = async (path: string, body?: unknown) => {
-		const response = await fetch(`${simulator.baseUrl}${path}`, {
-			method: body === undefined ? 'GET' : 'POST',
-			headers: { authorization: `Bearer ${simulator.apiKeys.readWrite}`, 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-			signal: AbortSignal.timeout(10_000),
-		});
-		if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
-		return (await response.json()) as { slots?: string[]; id?: string };
-	};
-	const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-	const { slots = [] } = await call(`/event-types/${eventTypeId}/slots?from=${day(1)}&to=${day(14)}&timezone=UTC`);
-	if (slots.length === 0) throw new Error('no free slot in the next two weeks');
-	const guest = `test.${Date.now()}@example.com`;
-	const booking = await call('/bookings', {
-		eventTypeId,
-		start: slots[0],
-		booker: { name: 'Test Guest', email: guest, timezone: 'UTC' },
-	});
-	return `booked ${slots[0]} for ${guest} (booking ${booking.id}): booking.created is on its way`;
 }
 
 await main();
