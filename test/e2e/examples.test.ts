@@ -183,7 +183,7 @@ describe('example workflows, imported from their files', () => {
 		expect(examples.map((entry) => entry.file)).toEqual([
 			'ai-agent-chat-booking.json',
 			'booking-events-on-a-laptop-to-slack.json',
-			'form-to-booking-invite.json',
+			'form-to-booking.json',
 			'new-booking-to-slack.json',
 			'nightly-bookings-to-google-sheets.json',
 		]);
@@ -230,7 +230,7 @@ describe('example workflows, imported from their files', () => {
 			"nightly-bookings-to-google-sheets.json: Append or update the booking's row",
 		]);
 		// One pick per example at most; the AI example's Create tool and the form's booking follow that pick.
-		expect(picks).toEqual(['ai-agent-chat-booking.json: Get available slots', 'form-to-booking-invite.json: Free slots that day']);
+		expect(picks).toEqual(['ai-agent-chat-booking.json: Get available slots', 'form-to-booking.json: Free slots that day']);
 	});
 
 	it('test-runs as imported: the webhook trigger listens for a test event, the polling triggers fetch one', async () => {
@@ -264,7 +264,7 @@ describe('example workflows, imported from their files', () => {
 
 	it("the form offers that day's free times in the customer's zone, books the one chosen, and links to manage it", async () => {
 		const chat = await setUp('new-booking-to-slack.json');
-		const form = await setUp('form-to-booking-invite.json');
+		const form = await setUp('form-to-booking.json');
 		const formPath = form.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')?.webhookId;
 		// A customer far from UTC and from n8n's default zone (one of the form's choices: n8n 1.x refuses any other).
 		const customerZone = 'Pacific/Auckland';
@@ -300,7 +300,7 @@ describe('example workflows, imported from their files', () => {
 	});
 
 	it('the form says nothing was booked when the chosen time is taken before the customer submits it', async () => {
-		const form = await setUp('form-to-booking-invite.json');
+		const form = await setUp('form-to-booking.json');
 		const formPath = form.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')?.webhookId;
 		const customerZone = 'America/New_York';
 		const [date, starts] = await dayWithFreeSlots(customerZone);
