@@ -442,6 +442,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
  * - Start From without an offset read in the workflow's zone (Asia/Tokyo).
  * - Deactivation during a poll with an immediate activation (the old poll holds the lock, the new activation continues
  *   from the saved position).
- * - Not tried (the harness does not model it): the durable scheduler's activation test poll failing (does n8n keep the
- *   workflow active? If so, the first scheduled poll takes the position then: a variant of R31-3).
+ * - The durable scheduler's activation test poll failing: read in n8n-core 2.41.1 (active-workflow-triggers.js,
+ *   activatePollTrigger): the job is removed and activation fails, so no later poll takes the position silently.
+ * - A late write (35 s) into a drained backlog, and an exclusive updatedSince, with polls a minute apart (tests above).
  */
