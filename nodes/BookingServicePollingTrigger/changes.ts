@@ -32,7 +32,7 @@ export interface PollState {
 	scan?: Scan;
 	/** Where the next scan starts when later than the position less the overlap: everything up to it has settled. */
 	settledTo?: string | null;
-	/** The newest change a finished scan saw and when it read it (n8n's clock, ms): settled once the overlap has passed. */
+	/** The newest change a finished scan saw, and when that scan began reading (n8n's clock, ms). */
 	settling?: { newest: string; readAt: number } | null;
 }
 
@@ -64,14 +64,27 @@ export function updatedSinceFor(state: PollState): string | null {
 export const SETTLE_SLACK_MS = 60_000;
 
 /**
- * Once the overlap has passed (by n8n's clock) since a finished scan read its newest change, no change stamped up to
- * it can still appear late: the next scan starts there, and what was kept only for reading the overlap again goes.
- * Without this, a burst is read again, and kept, until a change two minutes newer comes.
+ * After a scan is done. A change stamped up to the newest one a scan saw is committed at most an overlap after that
+ * read; a later scan that began an overlap (and a slack) after it read them all, so everything up to that newest change
+ * has settled: the next scan starts there, and what was kept only for reading the overlap again goes. Without this, a
+ * burst is read again, and kept, until a change two minutes newer comes. A scan that first read the part of it within
+ * an overlap of its newest change that late settles itself. Only n8n's clock is compared with itself.
  */
-export function settle(state: PollState, nowMs: number): PollState {
-	const settling = state.settling;
-	if (!settling || nowMs - settling.readAt < OVERLAP_MS + SETTLE_SLACK_MS || state.scan) return state;
-	const next: PollState = { ...state, settledTo: settling.newest, settling: null };
+export function afterScan(state: PollState, newest: string, readAt: number, settledItself: boolean): PollState {
+	if (settledItself) return { ...settle(state, time(newest)), settling: null };
+	const pending = state.settling ?? null;
+	const settled = pending !== null && readAt - pending.readAt >= OVERLAP_MS + SETTLE_SLACK_MS;
+	const next = settled ? settle(state, time(pending.newest)) : state;
+	const newer = pending === null || time(newest) > time(pending.newest);
+	// A newer change starts its own wait; the same one keeps the earlier read, which settles sooner.
+	return { ...next, settling: newer ? { newest, readAt } : settled ? null : pending };
+}
+
+/** Everything up to `settledMs` has settled: the next scan starts there, and what was kept to read it again goes. */
+function settle(state: PollState, settledMs: number): PollState {
+	// Only a point past where the next scan would start anyway moves anything.
+	if (!(settledMs > overlapStart(state))) return state;
+	const next: PollState = { ...state, settledTo: new Date(settledMs).toISOString() };
 	const from = overlapStart(next);
 	const trimmed = trimKnownTracking(next.known, time(next.cursor), (updatedMs) => !(updatedMs < from));
 	return withForgotten({ ...next, known: trimmed.known }, trimmed.newestForgottenMs);

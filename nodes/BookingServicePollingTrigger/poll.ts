@@ -8,8 +8,15 @@ import { fetchListPage } from '../shared/paging';
 import type { Page } from '../shared/paging';
 import { listInFlight, startingState } from './activation';
 import type { BookingEvent } from './changes';
-import { rememberInFlight, settle, updatedSinceFor } from './changes';
-import { dropStartState, isOwnPollState, readPollState, readStartState, writePollState, writeStartState } from './pollState';
+import { rememberInFlight, updatedSinceFor } from './changes';
+import {
+	dropStartState,
+	isOwnPollState,
+	readPollState,
+	readStartState,
+	writePollState,
+	writeStartState,
+} from './pollState';
 import { PAGE_SIZE, PollBudgetSpent, scanChanges } from './scan';
 
 interface Owner {
@@ -55,7 +62,6 @@ export async function pollChanges(
 	}
 
 	// A poll that fails before any progress throws and moves nothing: the next one asks from the same position.
-	state = settle(state, Date.now());
 	state = rememberInFlight(state, await listInFlight(context, state.scan?.from ?? updatedSinceFor(state), deadline));
 	let slowestMs = 0;
 	const readPage = async (updatedSince: string | null, cursor: string | undefined) => {
@@ -81,7 +87,7 @@ export async function pollChanges(
 				"Nothing was lost: the next poll asks again from the same position. If it persists, raise n8n's poll timeout (N8N_SCHEDULER_POLL_TIMEOUT).",
 		});
 	}
-	writePollState(nodeData, owner, settle(result.state, Date.now()));
+	writePollState(nodeData, owner, result.state);
 	if (result.failure !== undefined && !(result.failure.error instanceof PollBudgetSpent)) {
 		context.logger.warn('Booking Service Polling Trigger stopped part-way; the next poll continues', {
 			error: (result.failure.error as Error).message,

@@ -22,7 +22,12 @@ const isTime = (value: unknown): value is string | null =>
 /** Whether the stored position was written by this trigger (readable or not); a copied workflow's is not. */
 export function isOwnPollState(nodeData: IDataObject, owner: Owner): boolean {
 	const stored = nodeData.poll as Record<string, unknown> | undefined;
-	return typeof stored === 'object' && stored !== null && stored.workflowId === owner.workflowId && stored.nodeId === owner.nodeId;
+	return (
+		typeof stored === 'object' &&
+		stored !== null &&
+		stored.workflowId === owner.workflowId &&
+		stored.nodeId === owner.nodeId
+	);
 }
 
 export function readPollState(nodeData: IDataObject, owner: Owner): PollState | undefined {
@@ -83,6 +88,7 @@ function readScan(value: unknown): Scan | undefined {
 		Array.isArray(scan.marks) &&
 		scan.marks.length > 0 &&
 		scan.marks.every((mark) => typeof mark === 'string') &&
+		(scan.topSettles === undefined || typeof scan.topSettles === 'boolean') &&
 		(scan.edge === undefined || (Array.isArray(scan.edge) && scan.edge.every((id) => typeof id === 'string')));
 	return valid ? ({ ...scan, edge: scan.edge ?? [] } as unknown as Scan) : undefined;
 }

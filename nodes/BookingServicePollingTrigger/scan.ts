@@ -5,7 +5,7 @@ import { createHash } from 'crypto';
 
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
-import { detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
+import { afterScan, detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
 import { OVERLAP_MS, time } from './known';
 
@@ -40,6 +40,8 @@ export interface Scan {
 	forgotten?: string | null;
 	/** When the first page was read (n8n's clock, ms): the scan's newest change settles an overlap after. */
 	readAt?: number;
+	/** Whether the first chunk within an overlap of `top` was read an overlap and a slack after `readAt` (see afterScan). */
+	topSettles?: boolean;
 }
 
 export type PageReader<B> = (from: string | null, cursor: string | undefined) => Promise<Page<B>>;
@@ -92,21 +94,26 @@ export async function scanChanges<B extends ListedBooking>(
 	let fromStoredCursor = false;
 	/** The page cursors passed in the chunk being read: where it can be split if the read is cut short. */
 	let passed: string[] = [];
+	/** When the chunk being read began to be read (n8n's clock, ms). */
+	let chunkReadFrom = Number.NaN;
 
 	const report = (items: B[]) => {
 		// What is listed again: in this scan, the overlap it began with, until the scan has passed it; after it, the two
-		// minutes before its newest change — or only that change's millisecond once it has settled (a long drain).
+		// minutes before its newest change (the next scan starts there) — or only that change's millisecond when the scan
+		// settles itself (topSettles).
 		const fromMs = time(scan.from);
 		const floorMs = time(scan.floor);
-		const settled = (limits.now ?? Date.now)() - (scan.readAt ?? Number.POSITIVE_INFINITY) >= OVERLAP_MS + SETTLE_SLACK_MS;
-		const topCutMs = time(scan.top) - (settled ? 0 : OVERLAP_MS);
+		const newestInChunk = newest(items);
+		if (scan.topSettles === undefined && time(newestInChunk) >= time(scan.top) - OVERLAP_MS) {
+			scan.topSettles = chunkReadFrom - (scan.readAt ?? Number.POSITIVE_INFINITY) >= OVERLAP_MS + SETTLE_SLACK_MS;
+		}
+		const topCutMs = time(scan.top) - (scan.topSettles ? 0 : OVERLAP_MS);
 		const rereads = (updatedMs: number) =>
 			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS && !(updatedMs < floorMs)) || updatedMs >= topCutMs;
 		const detected = detectChanges(state, items, rereads);
 		scan.forgotten = latest(scan.forgotten, detected.state.forgotten);
 		state = { ...detected.state, forgotten: state.forgotten ?? null };
 		events.push(...detected.events);
-		const newestInChunk = newest(items);
 		if (newestInChunk !== undefined) {
 			scan.floor = newestInChunk;
 			scan.edge = items.slice(0, PAGE_SIZE).map(stateKey);
@@ -124,6 +131,7 @@ export async function scanChanges<B extends ListedBooking>(
 
 	/** Reads from the last mark to the floor or the last page (`ended`), or `pageCount` pages. */
 	const readChunk = async (pageCount: number): Promise<{ items: B[]; ended: boolean }> => {
+		chunkReadFrom = (limits.now ?? Date.now)();
 		const mark = scan.marks[scan.marks.length - 1];
 		const items: B[] = [];
 		let cursor: string | undefined = mark === '' ? undefined : mark;
@@ -153,7 +161,9 @@ export async function scanChanges<B extends ListedBooking>(
 			if (belowFloor || !page.nextCursor) return { items, ended: true };
 			if (page.nextCursor === cursor || passed.includes(page.nextCursor) || scan.marks.includes(page.nextCursor)) {
 				passed = [];
-				throw new Error(`The Booking Service returned a page cursor it had returned before; stopped to avoid an endless loop`);
+				throw new Error(
+					`The Booking Service returned a page cursor it had returned before; stopped to avoid an endless loop`,
+				);
 			}
 			passed.push(page.nextCursor);
 			cursor = page.nextCursor;
@@ -215,9 +225,9 @@ function withScan(state: PollState, scan: Scan): PollState {
 		return next;
 	}
 	next.forgotten = latest(state.forgotten, scan.forgotten);
-	// Done: its newest change settles an overlap after it was read (an earlier one still settling goes first).
-	if (scan.top !== null && scan.readAt !== undefined && !state.settling) next.settling = { newest: scan.top, readAt: scan.readAt };
-	return next;
+	return scan.top === null || scan.readAt === undefined
+		? next
+		: afterScan(next, scan.top, scan.readAt, scan.topSettles === true);
 }
 
 function latest(a: string | null | undefined, b: string | null | undefined): string | null {

@@ -339,4 +339,26 @@ describe('9. the stored state stays small (n8n writes it whole with every execut
 		// of the two minutes before its last one.
 		expect(sizes.slice(0, 2).every((bytes) => bytes < 110_000)).toBe(true);
 	}, 120_000);
+
+	it('a drain that reaches its newest two minutes only three minutes after it began settles itself: then one page a poll, a small state', async () => {
+		vi.useFakeTimers({ toFake: ['Date'] });
+		const trigger = poller();
+		await trigger.poll();
+		await later();
+		for (let batch = 0; batch < 120; batch++) {
+			sim.control.generateBookings({ count: 100 });
+			await later(10);
+		}
+		const ids = (await trigger.poll()).map(bookingId); // the oldest 5,000, read now
+		// Four minutes on (n8n's clock and the service's), the rest: its newest two minutes are read only now, after every
+		// change stamped there had to be committed.
+		vi.setSystemTime(Date.now() + 4 * 60_000);
+		for (let poll = 0; poll < 2; poll++) ids.push(...(await trigger.poll()).map(bookingId));
+		expect(new Set(ids).size).toBe(12_000);
+		expect(ids).toHaveLength(12_000);
+		expect(trigger.storedStateBytes).toBeLessThan(40_000); // not the 1,200 changes of the last two minutes
+		sim.control.clearRequests();
+		expect(await trigger.poll()).toEqual([]);
+		expect(requestsTo(sim, '/bookings').filter((request) => !request.query.status)).toHaveLength(1);
+	}, 120_000);
 });
