@@ -65,7 +65,7 @@ export const pollingSection: Section = {
 			],
 			notes: [
 				`Time per change (drain, median): ${result.backlogs.map((backlog) => `${backlog.size.toLocaleString('en')}: ${perChange(backlog)}`).join(', ')}.`,
-				`The trigger's saved state right after each drain, polled back to back: ${result.backlogs.map((backlog) => kb(backlog.savedStateBytes)).join(', ')} of JSON (the backlog's last two minutes are kept until they have settled, three minutes after they were read; with one poll a minute, see below).`,
+				`The trigger's saved state right after each drain, polled back to back: ${result.backlogs.map((backlog) => kb(backlog.savedStateBytes)).join(', ')} of JSON (the backlog's last two minutes are kept until they have settled: until a poll three minutes or more after they were read has read them again; with one poll a minute, see below).`,
 				`Stored state over a day at a busy account (200 upcoming at activation, ${state.day.changes} changes, one poll a minute): at most ${kb(state.day.maxBytes)}, ${kb(state.day.endBytes)} at the end (${state.day.remembered} bookings remembered); the activation's start in the workflow's static data: ${kb(state.day.startRecordBytes)}.`,
 				`Stored state while 100,000 changes drain (${state.drain.polls} polls): at most ${kb(state.drain.maxBytesWhileDraining)}; after: ${kb(state.drain.afterDrainBytes)}; four minutes later: ${kb(state.drain.settledBytes)}.`,
 				'A backlog larger than one chunk (1,000 changes) is read twice: once to find where each chunk starts, once to report the chunks oldest first.',
