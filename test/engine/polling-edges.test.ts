@@ -1,9 +1,11 @@
 /**
- * Red-team review 31 of the Booking Service Polling Trigger. R31-1, 1b, 4 and 6 were fixed (a finished scan's newest
- * change settles only once a later scan, begun an overlap and a slack after it, has read it again: changes.ts
+ * The polling trigger at its edges — long drains, late and same-tick writes, the instants around activation — as an
+ * adversarial review of issue 31 found them (R31-n in the titles). R31-1, 1b, 4 and 6 were fixed (a finished scan's
+ * newest change settles only once a later scan, begun an overlap and a slack after it, has read it again: changes.ts
  * afterScan) and are plain tests now; the findings still open are `it.fails` whose assertions state what
  * docs/polling-trigger.md promises (each passes only while the defect exists), stated in that page's known limits.
- * Attacks that held are plain `it`s (and a list at the end). Runs on the scheduler BOOKING_POLL_SCHEDULER names (memory by default) unless a test picks one.
+ * Attacks that held are plain `it`s (and a list at the end). Runs on the scheduler BOOKING_POLL_SCHEDULER names (memory
+ * by default) unless a test picks one.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
