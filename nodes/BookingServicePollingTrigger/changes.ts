@@ -76,8 +76,10 @@ export function afterScan(state: PollState, newest: string, readAt: number, sett
 	const settled = pending !== null && readAt - pending.readAt >= OVERLAP_MS + SETTLE_SLACK_MS;
 	const next = settled ? settle(state, time(pending.newest)) : state;
 	const newer = pending === null || time(newest) > time(pending.newest);
-	// A newer change starts its own wait; the same one keeps the earlier read, which settles sooner.
-	return { ...next, settling: newer ? { newest, readAt } : settled ? null : pending };
+	// A newer change starts its own wait; the same one keeps the earlier read, which settles sooner — unless n8n's clock
+	// went back since (that read would lie in the future): then it waits from now.
+	const waiting = pending !== null && readAt < pending.readAt ? { ...pending, readAt } : pending;
+	return { ...next, settling: newer ? { newest, readAt } : settled ? null : waiting };
 }
 
 /** Everything up to `settledMs` has settled: the next scan starts there, and what was kept to read it again goes. */
