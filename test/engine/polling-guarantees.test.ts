@@ -287,6 +287,14 @@ describe('8. activation', () => {
 	});
 });
 
+/** A backlog of 12,000: ten changes a second for twenty minutes of the service's clock. */
+async function tenChangesASecondForTwentyMinutes(): Promise<void> {
+	for (let batch = 0; batch < 120; batch++) {
+		sim.control.generateBookings({ count: 100 });
+		await later(10);
+	}
+}
+
 describe('9. the stored state stays small (n8n writes it whole with every execution)', () => {
 	afterEach(() => {
 		vi.useRealTimers();
@@ -323,11 +331,7 @@ describe('9. the stored state stays small (n8n writes it whole with every execut
 		const trigger = poller();
 		await trigger.poll();
 		await later();
-		// Ten changes a second for twenty minutes (n8n was down).
-		for (let batch = 0; batch < 120; batch++) {
-			sim.control.generateBookings({ count: 100 });
-			await later(10);
-		}
+		await tenChangesASecondForTwentyMinutes(); // n8n was down
 		const sizes: number[] = [];
 		let reported = 0;
 		for (let poll = 0; poll < 4; poll++) {
@@ -345,10 +349,7 @@ describe('9. the stored state stays small (n8n writes it whole with every execut
 		const trigger = poller();
 		await trigger.poll();
 		await later();
-		for (let batch = 0; batch < 120; batch++) {
-			sim.control.generateBookings({ count: 100 });
-			await later(10);
-		}
+		await tenChangesASecondForTwentyMinutes();
 		const ids = (await trigger.poll()).map(bookingId); // the oldest 5,000, read now
 		// Four minutes on (n8n's clock and the service's), the rest: its newest two minutes are read only now, after every
 		// change stamped there had to be committed.
