@@ -158,8 +158,12 @@ async function dayWithFreeSlots(timeZone: string): Promise<[string, number[]]> {
 	const localDay = (instant: number) => formatInZone(instant, timeZone).slice(0, 10);
 	const today = localDay(Date.now());
 	const slots = (await introCallSlots(simulator)).map((slot) => Date.parse(slot));
-	// Not today: today's remaining slots may be gone by the time the form is sent.
-	const day = slots.map(localDay).find((candidate) => candidate > today && slots.filter((slot) => localDay(slot) === candidate).length >= 3);
+	// Not today: today's remaining slots may be gone by the time the form is sent. Not the first day listed either: the
+	// list starts at a UTC midnight, so that local day may be cut (the form offers all of it).
+	const firstListed = localDay(slots[0]);
+	const day = slots
+		.map(localDay)
+		.find((candidate) => candidate > today && candidate > firstListed && slots.filter((slot) => localDay(slot) === candidate).length >= 3);
 	if (!day) throw new Error('the simulator offers no day with three slots in the next weeks');
 	return [day, slots.filter((slot) => localDay(slot) === day)];
 }
