@@ -87,15 +87,20 @@ function settle(state: PollState, settledMs: number): PollState {
 	// Only a point past where the next scan would start anyway moves anything.
 	if (!(settledMs > overlapStart(state))) return state;
 	const next: PollState = { ...state, settledTo: new Date(settledMs).toISOString() };
-	const from = overlapStart(next);
-	const trimmed = trimKnownTracking(next.known, time(next.cursor), (updatedMs) => !(updatedMs < from));
-	return withForgotten({ ...next, known: trimmed.known }, trimmed.newestForgottenMs);
+	return withKnown(next, next.known);
 }
 
-function withForgotten(state: PollState, newestForgottenMs: number): PollState {
+/**
+ * `known` trimmed to what a later change needs, kept whole where the next reading lists again (`rereads`; default: from
+ * where the next scan starts); the newest change let go raises `forgotten`.
+ */
+function withKnown(state: PollState, known: KnownBookings, rereads?: (updatedMs: number) => boolean): PollState {
+	const from = overlapStart(state);
+	const trimmed = trimKnownTracking(known, time(state.cursor), rereads ?? ((updatedMs) => !(updatedMs < from)));
 	const before = time(state.forgotten);
-	const newest = Math.max(Number.isNaN(before) ? Number.NEGATIVE_INFINITY : before, newestForgottenMs);
-	return { ...state, forgotten: Number.isFinite(newest) ? new Date(newest).toISOString() : (state.forgotten ?? null) };
+	const newest = Math.max(Number.isNaN(before) ? Number.NEGATIVE_INFINITY : before, trimmed.newestForgottenMs);
+	const forgotten = Number.isFinite(newest) ? new Date(newest).toISOString() : (state.forgotten ?? null);
+	return { ...state, known: trimmed.known, forgotten };
 }
 
 const BY_STATUS: Record<string, PolledEvent> = {
@@ -202,9 +207,5 @@ export function detectChanges<B extends ListedBooking>(
 	}
 
 	const cursor = Number.isNaN(cursorMs) ? state.cursor : new Date(cursorMs).toISOString();
-	const next = { ...state, cursor };
-	// Kept whole: what the next reading lists again (default: what the next scan reads again).
-	const from = overlapStart(next);
-	const trimmed = trimKnownTracking(known, cursorMs, rereads ?? ((updatedMs) => !(updatedMs < from)));
-	return { events, state: withForgotten({ ...next, known: trimmed.known }, trimmed.newestForgottenMs) };
+	return { events, state: withKnown({ ...state, cursor }, known, rereads) };
 }
