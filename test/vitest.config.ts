@@ -27,7 +27,18 @@ export default defineConfig({
 					...shared,
 					name: 'all',
 					include: ['test/**/*.test.ts'],
-					exclude: ['test/e2e/**', 'test/e2e-queue/**', 'node_modules/**'],
+					exclude: ['test/e2e/**', 'test/e2e-queue/**', 'test/model/**', 'node_modules/**'],
+				},
+			},
+			// The triggers' model-based tests: a few fixed-seed histories here, thousands in `npm run model`
+			// (test/model/cli.ts sets BOOKING_MODEL_RUNS, and a long run has no time limit).
+			{
+				extends: true,
+				test: {
+					...shared,
+					name: 'model',
+					include: ['test/model/**/*.test.ts'],
+					testTimeout: process.env.BOOKING_MODEL_RUNS ? 0 : 120_000,
 				},
 			},
 			// The polling trigger's engine suites once more on n8n's durable poll scheduler (test/harness/poller.ts).

@@ -1,0 +1,42 @@
+/**
+ * npm run model -- [--runs N] [--seed S] [--path P] [polling|webhook ...]
+ *
+ * A long run of the triggers' model-based tests: N histories per model and scheduler (default 5,000) from seed S
+ * (default: the time), each model printing how often each kind of event, fault and clock step was generated. A
+ * counterexample is printed with its seed and shrink path; replay it with --seed and --path.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({
+	options: { runs: { type: 'string', default: '5000' }, seed: { type: 'string' }, path: { type: 'string' } },
+	allowPositionals: true,
+});
+const seed = values.seed ?? String(Date.now() % 2 ** 31);
+const files = (positionals.length > 0 ? positionals : ['polling', 'webhook']).map((name) => `test/model/${name}`);
+
+console.log(`model: ${values.runs} histories per model from seed ${seed}${values.path ? `, path ${values.path}` : ''}`);
+const result = spawnSync(
+	process.execPath,
+	[
+		fileURLToPath(import.meta.resolve('vitest/vitest.mjs')),
+		'run',
+		'--config',
+		'test/vitest.config.ts',
+		'--project',
+		'model',
+		...files,
+	],
+	{
+		cwd: fileURLToPath(new URL('../..', import.meta.url)),
+		stdio: 'inherit',
+		env: {
+			...process.env,
+			BOOKING_MODEL_RUNS: values.runs,
+			BOOKING_MODEL_SEED: seed,
+			...(values.path ? { BOOKING_MODEL_PATH: values.path } : {}),
+		},
+	},
+);
+process.exit(result.status ?? 1);
