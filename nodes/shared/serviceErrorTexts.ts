@@ -2,6 +2,7 @@
 // reads it (a workflow builder, an operator); the description adds the detail. `agentAdvice` is the next step for a
 // model that called the node as an AI agent's tool, added to the message only there (see agentAdvice.ts).
 import { RESOURCE_ID_IN_PATH } from './resourceId';
+import { connectionFailureMessage, WRONG_KEY_MESSAGE } from './setupTexts';
 import type { BookingServiceRequest } from './transport';
 
 /** The contract says only that `validation_failed` details name each field, not how. */
@@ -56,9 +57,8 @@ export function explainServiceError(
 	switch (envelope.code) {
 		case 'unauthorized':
 			return {
-				message:
-					'The Booking Service rejected the API key (wrong, revoked or malformed): put a valid key in the Booking Service API credential',
-				description: `Keys are shown only once and stop working as soon as they are revoked. Create a new key in the app (Settings → API keys and webhooks) and paste it into the credential. ${serviceSays}`,
+				message: WRONG_KEY_MESSAGE,
+				description: `Keys are shown only once and stop working as soon as they are revoked. ${serviceSays}`,
 				agentAdvice: SETUP_PROBLEM_ADVICE,
 			};
 		case 'insufficient_scope': {
@@ -81,7 +81,7 @@ export function explainServiceError(
 			return {
 				message: `Not found: ${sentence(envelope.message)} Check the ID, or look it up again (Get Many).`,
 				description:
-					'The ID may be mistyped, deleted, or belong to another account than the API key. If every operation fails with 404, the Base URL is wrong: it must include /v1.',
+					"The ID may be mistyped, deleted, or belong to another account than the API key. If every operation fails with 404, the Base URL is wrong: test the credential.",
 				agentAdvice: 'Look it up again with the tool that lists them instead of using this ID; never make an ID up.',
 			};
 		case 'slot_unavailable':
@@ -176,8 +176,9 @@ export function unreachableText(
 ): ErrorText {
 	if (!failure.timedOut) {
 		return {
-			message: `Could not reach the Booking Service at ${baseUrl}: check the Base URL in the credential and the network`,
-			description: `The connection failed${failure.code ? ` (${failure.code.toLowerCase()})` : ''}. Check the Base URL in the Booking Service API credential and that the service is reachable from this n8n instance.`,
+			message: connectionFailureMessage(baseUrl, failure.code),
+			description:
+				"The node got no answer from the service. The credential's Test button checks the same address and key.",
 			agentAdvice: TRY_LATER_ADVICE,
 		};
 	}

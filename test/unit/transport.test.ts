@@ -96,7 +96,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 
 		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: '401' });
 		expect(error.message).toMatch(/rejected the API key/);
-		expect(error.description).toMatch(/Create a new key/);
+		expect(error.message).toMatch(/Create a new key/);
 		expect(error.context).toMatchObject({ serviceErrorCode: 'unauthorized', itemIndex: 3 });
 	});
 
@@ -293,16 +293,15 @@ describe('no answer at all', () => {
 			}),
 		});
 
-	it('a refused connection: "could not reach", no trace of the request', async () => {
+	it("a refused connection: the credential test's sentence, no trace of the request", async () => {
 		const error = await failureOf(() =>
 			clientFailure('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1'),
 		);
 
 		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: null });
 		expect(error.message).toBe(
-			'Could not reach the Booking Service at https://api.example.com/v1: check the Base URL in the credential and the network',
+			'Nothing accepts connections at api.example.com (connection refused). Check the host and port in the Base URL of the Booking Service API credential, and that the service is running.',
 		);
-		expect(error.description).toMatch(/econnrefused/);
 		expect(error.cause).toBeUndefined();
 		expect(pathsHolding(error, TEST_API_KEY)).toEqual([]);
 	});
