@@ -87,8 +87,8 @@ export function explainServiceError(
 		case 'slot_unavailable':
 			return {
 				message:
-					'The requested start time is no longer free; no booking was made. Choose another start from the free ones (Event Type → Get Available Slots).',
-				description: `Someone else may have booked it since the slots were read. ${serviceSays}`,
+					'The requested start time is not free; no booking was made. Choose another start from the free ones (Event Type → Get Available Slots).',
+				description: `It may never have been a free time (off the event type's times, outside the host's hours), or it was booked since the slots were read. ${serviceSays}`,
 				agentAdvice: 'Get the available slots again and offer the customer another time.',
 			};
 		case 'validation_failed':

@@ -77,6 +77,22 @@ export function rateLimitError(
 	});
 }
 
+/** The service's refusal told more precisely by an operation (Create's 409): the same status and code, a new text. */
+export function withServiceErrorText(
+	ctx: BookingServiceContext,
+	error: NodeApiError,
+	text: ErrorText,
+	itemIndex: number | undefined,
+): NodeApiError {
+	const code = error.context.serviceErrorCode;
+	return buildApiError(ctx, (unchanged) => unchanged, {
+		httpCode: error.httpCode,
+		envelope: typeof code === 'string' ? { code, message: '', details: [] } : undefined,
+		text,
+		itemIndex,
+	});
+}
+
 function buildApiError(
 	ctx: BookingServiceContext,
 	redact: Redact,

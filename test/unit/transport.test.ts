@@ -182,7 +182,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 	});
 
 	it.each([
-		['slot_unavailable', 409, /^The requested start time is no longer free; no booking was made\. Choose another start from the free ones \(Event Type → Get Available Slots\)\.$/],
+		['slot_unavailable', 409, /^The requested start time is not free; no booking was made\. Choose another start from the free ones \(Event Type → Get Available Slots\)\.$/],
 		['event_type_inactive', 409, /event type is inactive/],
 		['idempotency_conflict', 409, /Idempotency Key was already used/],
 		['booking_state_changed', 409, /booking changed while this request ran/],
