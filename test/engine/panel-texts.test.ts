@@ -8,6 +8,8 @@ import { NodeHelpers } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { BookingService } from '../../nodes/BookingService/BookingService.node.ts';
+import { BookingServicePollingTrigger } from '../../nodes/BookingServicePollingTrigger/BookingServicePollingTrigger.node.ts';
+import { BookingServiceTrigger } from '../../nodes/BookingServiceTrigger/BookingServiceTrigger.node.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import { createBookingParameters, credentialsFor, eventTypeId, useTestSimulator } from '../harness/fixtures.ts';
 
@@ -111,5 +113,20 @@ describe("Create's Start hint", () => {
 		});
 		expect(booked.error).toBeUndefined();
 		expect(Date.parse(booked.items.Book[0].json.start as string)).toBe(Date.parse(firstSlot));
+	});
+});
+
+describe("n8n's node panel entry", () => {
+	// n8n's editor (generateMergedNodesAndActions in editor-ui, 2.41.1) shows an action node and the trigger named like
+	// it plus "Trigger" as one entry, with the trigger's description — in "What happens next?" too.
+	const triggers = [new BookingServiceTrigger().description, new BookingServicePollingTrigger().description];
+	const mergedInto = (trigger: { name: string }) => trigger.name.replace('Trigger', '');
+
+	it('"Booking Service" takes the webhook trigger\'s description, which says what the action node does too', () => {
+		const lending = triggers.filter((trigger) => mergedInto(trigger) === description.name);
+		expect(lending.map((trigger) => trigger.displayName)).toEqual(['Booking Service Trigger']);
+		const shown = lending[0].description;
+		expect(shown).toMatch(/^Create, list and cancel bookings, check free times, and start workflows when/);
+		expect(shown).not.toMatch(/^Starts the workflow/);
 	});
 });
