@@ -2,7 +2,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { ALL_EVENTS } from './booking';
-import { BY_NAME_ADVICE, RESOURCE_ID_PATTERN, RESOURCE_ID_RULE } from './resourceId';
+import { NOT_A_NAME, RESOURCE_ID_PATTERN, RESOURCE_ID_RULE } from './resourceId';
 
 /**
  * By ID accepts exactly the contract's id pattern, so a typo is flagged in the panel before anything runs, in the
@@ -19,7 +19,7 @@ export function byIdMode(label: string) {
 				type: 'regex' as const,
 				properties: {
 					regex: RESOURCE_ID_PATTERN.source,
-					errorMessage: `${label} ${RESOURCE_ID_RULE}, ${BY_NAME_ADVICE}`,
+					errorMessage: `${label} ${RESOURCE_ID_RULE}, ${NOT_A_NAME}: choose From List to pick it by name`,
 				},
 			},
 		],

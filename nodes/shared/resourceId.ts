@@ -10,8 +10,8 @@ export const RESOURCE_ID_IN_PATH = new RegExp(`/${RESOURCE_ID}(/|$)`);
 export const RESOURCE_ID_RULE =
 	'must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd';
 
-/** Added where the field is a resource locator: a name or slug belongs in From List, which searches by name. */
-export const BY_NAME_ADVICE = 'not a name or slug: choose From List to pick it by name';
+/** Added where the field is a resource locator, whose From List searches by name. */
+export const NOT_A_NAME = 'not a name or slug';
 
 export function isResourceId(value: unknown): value is string {
 	return typeof value === 'string' && RESOURCE_ID_PATTERN.test(value);

@@ -60,7 +60,7 @@ describe('By ID with a name or slug', () => {
 		await expect(run).rejects.toThrow(`The 'Book' node has issues:\n- Event Type ${ID_SENTENCE}`);
 	});
 
-	it("a slug from an expression: the node's own check says the panel's sentence, with the value and the item, and sends nothing", async () => {
+	it("a slug from an expression: the node's own check says the same rule, with the value and the item, and sends nothing", async () => {
 		sim.control.clearRequests();
 		const result = await runWorkflow({
 			nodes: [bookingServiceNode('Book', { ...createBookingParameters('x', '2026-03-10T10:00:00Z'), eventType: byId('={{ $json.eventType }}') })],
@@ -68,7 +68,9 @@ describe('By ID with a name or slug', () => {
 			credentials: credentialsFor(sim),
 		});
 
-		expect(result.error!.message).toBe(`Event Type ${ID_SENTENCE} (got "${SLUG}") [item 0]`);
+		expect(result.error!.message).toBe(
+			`Event Type must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd, not a name or slug (got "${SLUG}") [item 0]`,
+		);
 		expect(sim.control.requests()).toEqual([]);
 	});
 });

@@ -4,7 +4,7 @@ import type { IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workf
 import { NodeOperationError } from 'n8n-workflow';
 
 import { adviseAgent } from '../../shared/agentAdvice';
-import { BY_NAME_ADVICE, isResourceId, RESOURCE_ID_RULE } from '../../shared/resourceId';
+import { isResourceId, NOT_A_NAME, RESOURCE_ID_RULE } from '../../shared/resourceId';
 import { canonicalTimeZone, formatUtc, parseCalendarDate, parseDateTime } from '../../shared/time';
 import type { DayNumber } from '../../shared/time';
 
@@ -39,9 +39,9 @@ export function resourceIdProblem(text: string): string | undefined {
 	return isResourceId(text) ? undefined : RESOURCE_ID_RULE;
 }
 
-/** A resource locator's value: By ID's own sentence in the panel (shared/descriptions.ts). */
+/** A resource locator's value (from an expression: n8n refuses to run a static one the panel flagged). */
 function locatorIdProblem(text: string): string | undefined {
-	return isResourceId(text) ? undefined : `${RESOURCE_ID_RULE}, ${BY_NAME_ADVICE}`;
+	return isResourceId(text) ? undefined : `${RESOURCE_ID_RULE}, ${NOT_A_NAME}`;
 }
 
 export function timeZoneProblem(text: string): string | undefined {
