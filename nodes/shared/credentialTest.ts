@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import { normaliseBaseUrl } from './baseUrl';
-import { connectionFailureMessage, WRONG_KEY_MESSAGE } from './setupTexts';
+import { connectionFailureMessage, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
 
 /** The method name the nodes' `credentials: [{ testedBy }]` entries point at. */
 export const CREDENTIAL_TEST_METHOD = 'bookingServiceApiTest';
@@ -69,11 +69,7 @@ function verdict(baseUrl: string, response: TestResponse): INodeCredentialTestRe
 	}
 	if (status === 401) return failure(WRONG_KEY_MESSAGE);
 	if (status === 403) return failure(`The service refused the API key for this account. ${KEY_HELP}`);
-	if (status === 404) {
-		return failure(
-			`Nothing was found at ${baseUrl}/me (HTTP 404). The Base URL must be the service's base URL including the version prefix /v1, ${BASE_URL_EXAMPLE}.`,
-		);
-	}
+	if (status === 404) return failure(nothingAtMessage(baseUrl, '/me'));
 	if (status === 429) {
 		return failure('The service is rate limiting this API key right now (HTTP 429). Wait a minute, then test again.');
 	}

@@ -2,7 +2,7 @@
 // reads it (a workflow builder, an operator); the description adds the detail. `agentAdvice` is the next step for a
 // model that called the node as an AI agent's tool, added to the message only there (see agentAdvice.ts).
 import { RESOURCE_ID_IN_PATH } from './resourceId';
-import { connectionFailureMessage, WRONG_KEY_MESSAGE } from './setupTexts';
+import { connectionFailureMessage, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
 import type { BookingServiceRequest } from './transport';
 
 /** The contract says only that `validation_failed` details name each field, not how. */
@@ -36,12 +36,13 @@ export function explainServiceError(
 	status: number,
 	envelope: ServiceErrorEnvelope | undefined,
 	request: BookingServiceRequest,
+	baseUrl: string,
 ): ErrorText {
 	if (envelope === undefined) {
 		if (status === 404) {
 			return {
-				message: `The Booking Service has no ${request.method} ${request.path} (HTTP 404): check the Base URL in the credential`,
-				description: `The answer was not the service's error format, so the Base URL is probably wrong. ${BASE_URL_HINT}`,
+				message: nothingAtMessage(baseUrl, request.path),
+				description: "The answer was not the service's error format, so the Base URL is probably wrong.",
 				agentAdvice: SETUP_PROBLEM_ADVICE,
 			};
 		}
@@ -73,8 +74,8 @@ export function explainServiceError(
 			if (!RESOURCE_ID_IN_PATH.test(request.path) && request.method === 'GET') {
 				// Nothing in this request names a resource that could be missing: the address itself is wrong.
 				return {
-					message: `The Booking Service has no ${request.method} ${request.path} at this Base URL (HTTP 404): check the Base URL in the credential`,
-					description: `${BASE_URL_HINT} ${serviceSays}`,
+					message: nothingAtMessage(baseUrl, request.path),
+					description: serviceSays,
 					agentAdvice: SETUP_PROBLEM_ADVICE,
 				};
 			}

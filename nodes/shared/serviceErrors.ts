@@ -48,15 +48,14 @@ export function redactorFor(apiKey: unknown): Redact {
 export function serviceError(
 	ctx: BookingServiceContext,
 	response: IN8nHttpFullResponse,
-	request: BookingServiceRequest,
-	redact: Redact,
-	itemIndex: number | undefined,
+	attempt: { request: BookingServiceRequest; baseUrl: string; redact: Redact; itemIndex: number | undefined },
 ): NodeApiError {
+	const { request, baseUrl, redact, itemIndex } = attempt;
 	const envelope = readEnvelope(response.body);
 	return buildApiError(ctx, redact, {
 		httpCode: String(response.statusCode),
 		envelope,
-		text: explainServiceError(response.statusCode, envelope, request),
+		text: explainServiceError(response.statusCode, envelope, request, baseUrl),
 		itemIndex,
 	});
 }

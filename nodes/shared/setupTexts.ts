@@ -5,6 +5,11 @@
 export const WRONG_KEY_MESSAGE =
 	'The Booking Service rejected the API key: it is wrong, revoked or incomplete. Create a new key in the app (Settings → API keys and webhooks) and paste it into the API Key of the Booking Service API credential.';
 
+/** A 404 where nothing in the request names a resource that could be missing: the address itself is wrong. */
+export function nothingAtMessage(baseUrl: string, path: string): string {
+	return `Nothing was found at ${baseUrl}${path} (HTTP 404). The Base URL in the Booking Service API credential must be the service's base URL including the version prefix /v1, e.g. https://api.example.com/v1.`;
+}
+
 /** The address as the user wrote it in the Base URL: host, and port when one is given. */
 function addressOf(url: URL): string {
 	return url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;

@@ -133,8 +133,7 @@ describe('404', () => {
 		});
 
 		expect(result.error).toMatchObject({ httpCode: '404' });
-		expect(result.error!.message).toMatch(/no GET \/me at this Base URL/);
-		expect(result.error!.description).toMatch(/must be the service's base URL including \/v1/);
+		expect(result.error!.message).toMatch(/^Nothing was found at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/me \(HTTP 404\)\. The Base URL in the Booking Service API credential must be the service's base URL including the version prefix \/v1/);
 	});
 });
 

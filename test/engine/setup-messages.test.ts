@@ -115,3 +115,19 @@ describe.each(CASES)('%s', (_name, setupOf, sentence) => {
 		expect(requestsTo(sim, '/bookings').filter((request) => request.method === 'POST' && request.status === 201)).toEqual([]);
 	});
 });
+
+describe('a wrong path before /v1 (the service is not at this address)', () => {
+	it('the credential test and Account → Get say the same sentence', async () => {
+		const setup = { apiKey: sim.apiKeys.readWrite, baseUrl: sim.baseUrl.replace(/\/v1$/, '/api/v1') };
+		const tested = await credentialTest(setup);
+		const result = await runWorkflow({
+			nodes: [bookingServiceNode('Me', { resource: 'account', operation: 'get' })],
+			credentials: credentialsFor(sim, setup.apiKey, setup.baseUrl),
+		});
+
+		expect(tested.message).toBe(
+			`Nothing was found at ${setup.baseUrl}/me (HTTP 404). The Base URL in the Booking Service API credential must be the service's base URL including the version prefix /v1, e.g. https://api.example.com/v1.`,
+		);
+		expect(result.error?.message).toBe(tested.message);
+	});
+});

@@ -232,7 +232,9 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 		);
 		const html = await failureOf(() => ({ statusCode: 404, body: '<html>Not Found</html>' }));
 
-		expect(wrongBase.message).toMatch(/no GET \/me at this Base URL/);
+		expect(wrongBase.message).toBe(
+			"Nothing was found at https://api.example.com/v1/me (HTTP 404). The Base URL in the Booking Service API credential must be the service's base URL including the version prefix /v1, e.g. https://api.example.com/v1.",
+		);
 		expect(missing.message).toBe('Not found: Booking not found. Check the ID, or look it up again (Get Many).');
 		expect(html.description).toMatch(/Base URL is probably wrong/);
 	});
