@@ -2,7 +2,7 @@
 // reads it (a workflow builder, an operator); the description adds the detail. `agentAdvice` is the next step for a
 // model that called the node as an AI agent's tool, added to the message only there (see agentAdvice.ts).
 import { RESOURCE_ID_IN_PATH } from './resourceId';
-import { connectionFailureMessage, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
+import { connectionFailureMessage, explainConnectionFailure, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
 import type { BookingServiceRequest } from './transport';
 
 /** The contract says only that `validation_failed` details name each field, not how. */
@@ -178,8 +178,9 @@ export function unreachableText(
 	if (!failure.timedOut) {
 		return {
 			message: connectionFailureMessage(baseUrl, failure.code),
-			description:
-				"The node got no answer from the service. The credential's Test button checks the same address and key.",
+			// A code the sentence does not explain stays as a clue, in lower case: NodeApiError would replace a message
+			// holding it, and only the message, with n8n's generic text.
+			description: `The node got no answer from the service${explainConnectionFailure(baseUrl, failure.code) === undefined && failure.code ? ` (${failure.code.toLowerCase()})` : ''}. The credential's Test button checks the same address and key.`,
 			agentAdvice: TRY_LATER_ADVICE,
 		};
 	}

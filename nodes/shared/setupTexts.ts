@@ -16,10 +16,16 @@ function addressOf(url: URL): string {
 }
 
 /**
- * No connection could be made (or the first bytes already failed), so nothing reached the service. `code` is the
- * network error's code (ECONNREFUSED, ENOTFOUND, EPROTO, …); a code not named here is kept as a clue.
+ * No connection could be made, or it broke before an answer. `code` is the network error's code (ECONNREFUSED,
+ * ENOTFOUND, EPROTO, …). No sentence may contain a code n8n knows: NodeApiError replaces a message containing
+ * ECONNRESET, ENOTFOUND, … with n8n's generic text.
  */
 export function connectionFailureMessage(baseUrl: string, code: string): string {
+	return explainConnectionFailure(baseUrl, code) ?? unexplainedFailureMessage(baseUrl);
+}
+
+/** The sentence for the codes this package explains; undefined for others. */
+export function explainConnectionFailure(baseUrl: string, code: string): string | undefined {
 	const url = new URL(baseUrl);
 	const address = addressOf(url);
 	if (code === 'ECONNREFUSED') {
@@ -34,5 +40,9 @@ export function connectionFailureMessage(baseUrl: string, code: string): string 
 	if (/CERT|SELF_SIGNED|TLS|SSL/i.test(code)) {
 		return `The https certificate of ${url.hostname} was not accepted (${code}). Check that the Base URL of the Booking Service API credential names the service's own host.`;
 	}
-	return `Could not reach the Booking Service at ${address}${code ? ` (${code})` : ''}. Check the Base URL of the Booking Service API credential, and that this n8n can reach the service.`;
+	return undefined;
+}
+
+function unexplainedFailureMessage(baseUrl: string): string {
+	return `Could not reach the Booking Service at ${addressOf(new URL(baseUrl))}. Check the Base URL of the Booking Service API credential, and that this n8n can reach the service.`;
 }

@@ -131,3 +131,17 @@ describe('a wrong path before /v1 (the service is not at this address)', () => {
 		expect(result.error?.message).toBe(tested.message);
 	});
 });
+
+describe('a connection closed before the answer (not a set-up problem n8n has its own text for)', () => {
+	it("keeps the package's sentence: n8n's generic text for the network code does not replace it", async () => {
+		sim.control.addFault({ method: 'GET', path: '/me', kind: 'drop', count: 1 });
+		const result = await runWorkflow({
+			nodes: [bookingServiceNode('Me', { resource: 'account', operation: 'get' })],
+			credentials: credentialsFor(sim),
+		});
+
+		expect(result.error?.message).toBe(
+			`Could not reach the Booking Service at ${new URL(sim.baseUrl).host}. Check the Base URL of the Booking Service API credential, and that this n8n can reach the service.`,
+		);
+	});
+});
