@@ -30,7 +30,10 @@ export class BookingServiceTrigger implements INodeType {
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: bookingEventsSubtitle,
-		description: 'Starts the workflow when a booking is created, rescheduled, cancelled or marked as a no-show',
+		// n8n's node panel shows this node and the action node (same name, without "Trigger") as one "Booking Service"
+		// entry, with this description, also under "What happens next?": so it says what both nodes do.
+		description:
+			'Create, list and cancel bookings, check free times, and start workflows when a booking is created, rescheduled, cancelled or marked as a no-show',
 		defaults: {
 			name: 'Booking Service Trigger',
 		},

@@ -10,6 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import { normaliseBaseUrl } from './baseUrl';
+import { connectionFailureMessage, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
 
 /** The method name the nodes' `credentials: [{ testedBy }]` entries point at. */
 export const CREDENTIAL_TEST_METHOD = 'bookingServiceApiTest';
@@ -37,7 +38,7 @@ export async function testBookingServiceCredential(
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
 	const parsed = normaliseBaseUrl(data.baseUrl);
-	if ('problem' in parsed) return failure(`${parsed.problem}.`);
+	if ('problem' in parsed) return failure(parsed.problem);
 	const { baseUrl } = parsed;
 	const apiKey = typeof data.apiKey === 'string' ? data.apiKey.trim() : '';
 	if (apiKey === '') return failure(`The API Key is empty. ${KEY_HELP}`);
@@ -66,17 +67,9 @@ function verdict(baseUrl: string, response: TestResponse): INodeCredentialTestRe
 			`Something answered at ${baseUrl}, but not the Booking Service: GET /me did not return an account. Check the Base URL: it must be the service's base URL including /v1, ${BASE_URL_EXAMPLE}.`,
 		);
 	}
-	if (status === 401) {
-		return failure(
-			`The service rejected the API key: it is wrong, revoked or incomplete (keys are shown only once). ${KEY_HELP}`,
-		);
-	}
+	if (status === 401) return failure(WRONG_KEY_MESSAGE);
 	if (status === 403) return failure(`The service refused the API key for this account. ${KEY_HELP}`);
-	if (status === 404) {
-		return failure(
-			`Nothing was found at ${baseUrl}/me (HTTP 404). The Base URL must be the service's base URL including the version prefix /v1, ${BASE_URL_EXAMPLE}.`,
-		);
-	}
+	if (status === 404) return failure(nothingAtMessage(baseUrl, '/me'));
 	if (status === 429) {
 		return failure('The service is rate limiting this API key right now (HTTP 429). Wait a minute, then test again.');
 	}
@@ -115,25 +108,14 @@ function errorCode(error: unknown): string {
 	return typeof cause?.message === 'string' ? cause.message : '';
 }
 
+/** The nodes' sentence for the same failure (setupTexts.ts); only the timeout is the Test button's own. */
 function unreachable(baseUrl: string, error: unknown): string {
-	const url = new URL(baseUrl);
 	const code = errorCode(error);
-	const address = url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;
-	if (code === 'ECONNREFUSED') {
-		return `Nothing accepts connections at ${address} (connection refused). Check the host and port in the Base URL, and that the service is running.`;
-	}
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-		return `The host name "${url.hostname}" in the Base URL was not found. Check its spelling, and that this n8n can look up public host names.`;
-	}
 	const name = String((error as { name?: unknown })?.name ?? '');
 	if (name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+		const url = new URL(baseUrl);
+		const address = url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;
 		return `${address} did not answer within ${TEST_TIMEOUT_MS / 1000} s. Check the Base URL, and that this n8n can reach the service (firewall, proxy).`;
 	}
-	if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|EPROTO/.test(code)) {
-		return `${address} does not speak https. Check the Base URL: the real service uses https://; only the local simulator uses http://.`;
-	}
-	if (/CERT|SELF_SIGNED|TLS|SSL/i.test(code)) {
-		return `The https certificate of ${url.hostname} was not accepted (${code}). Check that the Base URL names the service's own host.`;
-	}
-	return `Could not reach ${address}${code ? ` (${code})` : ''}. Check the Base URL, and that this n8n can reach the service.`;
+	return connectionFailureMessage(baseUrl, code);
 }

@@ -2,24 +2,29 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { ALL_EVENTS } from './booking';
-import { RESOURCE_ID_PATTERN } from './resourceId';
+import { NOT_A_NAME, RESOURCE_ID_PATTERN, RESOURCE_ID_RULE } from './resourceId';
 
-const RESOURCE_ID_HINT =
-	'An ID is 24 lowercase hexadecimal characters, e.g. 65f1c0ffee0123456789abcd';
-
-/** By ID accepts exactly the contract's id pattern, so a typo is flagged in the panel before anything runs. */
-export const byIdMode = {
-	displayName: 'By ID',
-	name: 'id',
-	type: 'string' as const,
-	placeholder: 'e.g. 65f1c0ffee0123456789abcd',
-	validation: [
-		{
-			type: 'regex' as const,
-			properties: { regex: RESOURCE_ID_PATTERN.source, errorMessage: RESOURCE_ID_HINT },
-		},
-	],
-};
+/**
+ * By ID accepts exactly the contract's id pattern, so a typo is flagged in the panel before anything runs, in the
+ * sentence the node's own check gives (n8n lists a node's issues without the field's name, so the text names it).
+ */
+export function byIdMode(label: string) {
+	return {
+		displayName: 'By ID',
+		name: 'id',
+		type: 'string' as const,
+		placeholder: 'e.g. 65f1c0ffee0123456789abcd',
+		validation: [
+			{
+				type: 'regex' as const,
+				properties: {
+					regex: RESOURCE_ID_PATTERN.source,
+					errorMessage: `${label} ${RESOURCE_ID_RULE}, ${NOT_A_NAME}: choose From List to pick it by name`,
+				},
+			},
+		],
+	};
+}
 
 export const eventTypeLocator: INodeProperties = {
 	displayName: 'Event Type',
@@ -40,7 +45,7 @@ export const eventTypeLocator: INodeProperties = {
 				searchable: true,
 			},
 		},
-		byIdMode,
+		byIdMode('Event Type'),
 	],
 };
 

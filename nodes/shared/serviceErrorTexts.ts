@@ -2,6 +2,7 @@
 // reads it (a workflow builder, an operator); the description adds the detail. `agentAdvice` is the next step for a
 // model that called the node as an AI agent's tool, added to the message only there (see agentAdvice.ts).
 import { RESOURCE_ID_IN_PATH } from './resourceId';
+import { connectionFailureMessage, explainConnectionFailure, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
 import type { BookingServiceRequest } from './transport';
 
 /** The contract says only that `validation_failed` details name each field, not how. */
@@ -35,12 +36,13 @@ export function explainServiceError(
 	status: number,
 	envelope: ServiceErrorEnvelope | undefined,
 	request: BookingServiceRequest,
+	baseUrl: string,
 ): ErrorText {
 	if (envelope === undefined) {
 		if (status === 404) {
 			return {
-				message: `The Booking Service has no ${request.method} ${request.path} (HTTP 404): check the Base URL in the credential`,
-				description: `The answer was not the service's error format, so the Base URL is probably wrong. ${BASE_URL_HINT}`,
+				message: nothingAtMessage(baseUrl, request.path),
+				description: "The answer was not the service's error format, so the Base URL is probably wrong.",
 				agentAdvice: SETUP_PROBLEM_ADVICE,
 			};
 		}
@@ -56,9 +58,8 @@ export function explainServiceError(
 	switch (envelope.code) {
 		case 'unauthorized':
 			return {
-				message:
-					'The Booking Service rejected the API key (wrong, revoked or malformed): put a valid key in the Booking Service API credential',
-				description: `Keys are shown only once and stop working as soon as they are revoked. Create a new key in the app (Settings → API keys and webhooks) and paste it into the credential. ${serviceSays}`,
+				message: WRONG_KEY_MESSAGE,
+				description: `Keys are shown only once and stop working as soon as they are revoked. ${serviceSays}`,
 				agentAdvice: SETUP_PROBLEM_ADVICE,
 			};
 		case 'insufficient_scope': {
@@ -73,22 +74,22 @@ export function explainServiceError(
 			if (!RESOURCE_ID_IN_PATH.test(request.path) && request.method === 'GET') {
 				// Nothing in this request names a resource that could be missing: the address itself is wrong.
 				return {
-					message: `The Booking Service has no ${request.method} ${request.path} at this Base URL (HTTP 404): check the Base URL in the credential`,
-					description: `${BASE_URL_HINT} ${serviceSays}`,
+					message: nothingAtMessage(baseUrl, request.path),
+					description: serviceSays,
 					agentAdvice: SETUP_PROBLEM_ADVICE,
 				};
 			}
 			return {
 				message: `Not found: ${sentence(envelope.message)} Check the ID, or look it up again (Get Many).`,
 				description:
-					'The ID may be mistyped, deleted, or belong to another account than the API key. If every operation fails with 404, the Base URL is wrong: it must include /v1.',
+					"The ID may be mistyped, deleted, or belong to another account than the API key. If every operation fails with 404, the Base URL is wrong: test the credential.",
 				agentAdvice: 'Look it up again with the tool that lists them instead of using this ID; never make an ID up.',
 			};
 		case 'slot_unavailable':
 			return {
 				message:
-					'The requested start time is no longer free; no booking was made. Choose another start from the free ones (Event Type → Get Available Slots).',
-				description: `Someone else may have booked it since the slots were read. ${serviceSays}`,
+					'The requested start time is not free; no booking was made. Choose another start from the free ones (Event Type → Get Available Slots).',
+				description: `It may never have been a free time (off the event type's times, outside the host's hours), or it was booked since the slots were read. ${serviceSays}`,
 				agentAdvice: 'Get the available slots again and offer the customer another time.',
 			};
 		case 'validation_failed':
@@ -176,8 +177,10 @@ export function unreachableText(
 ): ErrorText {
 	if (!failure.timedOut) {
 		return {
-			message: `Could not reach the Booking Service at ${baseUrl}: check the Base URL in the credential and the network`,
-			description: `The connection failed${failure.code ? ` (${failure.code.toLowerCase()})` : ''}. Check the Base URL in the Booking Service API credential and that the service is reachable from this n8n instance.`,
+			message: connectionFailureMessage(baseUrl, failure.code),
+			// A code the sentence does not explain stays as a clue, in lower case: NodeApiError would replace a message
+			// holding it, and only the message, with n8n's generic text.
+			description: `The node got no answer from the service${explainConnectionFailure(baseUrl, failure.code) === undefined && failure.code ? ` (${failure.code.toLowerCase()})` : ''}. The credential's Test button checks the same address and key.`,
 			agentAdvice: TRY_LATER_ADVICE,
 		};
 	}

@@ -48,15 +48,14 @@ export function redactorFor(apiKey: unknown): Redact {
 export function serviceError(
 	ctx: BookingServiceContext,
 	response: IN8nHttpFullResponse,
-	request: BookingServiceRequest,
-	redact: Redact,
-	itemIndex: number | undefined,
+	attempt: { request: BookingServiceRequest; baseUrl: string; redact: Redact; itemIndex: number | undefined },
 ): NodeApiError {
+	const { request, baseUrl, redact, itemIndex } = attempt;
 	const envelope = readEnvelope(response.body);
 	return buildApiError(ctx, redact, {
 		httpCode: String(response.statusCode),
 		envelope,
-		text: explainServiceError(response.statusCode, envelope, request),
+		text: explainServiceError(response.statusCode, envelope, request, baseUrl),
 		itemIndex,
 	});
 }
@@ -73,6 +72,22 @@ export function rateLimitError(
 		httpCode: '429',
 		envelope: readEnvelope(response.body),
 		text: rateLimitText(retryAfter, MAX_RETRY_AFTER_SECONDS, attempts),
+		itemIndex,
+	});
+}
+
+/** The service's refusal told more precisely by an operation (Create's 409): the same status and code, a new text. */
+export function withServiceErrorText(
+	ctx: BookingServiceContext,
+	error: NodeApiError,
+	text: ErrorText,
+	itemIndex: number | undefined,
+): NodeApiError {
+	const code = error.context.serviceErrorCode;
+	return buildApiError(ctx, (unchanged) => unchanged, {
+		httpCode: error.httpCode,
+		envelope: typeof code === 'string' ? { code, message: '', details: [] } : undefined,
+		text,
 		itemIndex,
 	});
 }

@@ -120,7 +120,7 @@ export async function bookingServiceApiRequest<T = IDataObject>(
 			}
 			throw withRetryAfter(rateLimitError(this, response, attempt, redact, itemIndex), response.headers);
 		}
-		throw serviceError(this, response, request, redact, itemIndex);
+		throw serviceError(this, response, { request, baseUrl, redact, itemIndex });
 	}
 }
 

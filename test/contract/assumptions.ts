@@ -63,7 +63,7 @@ export const OPERATIONS: Record<string, Operation> = {
 		response: page(EVENT_TYPE),
 	},
 	'GET /event-types/{id}/slots': {
-		usedBy: 'Event Type → Get Available Slots',
+		usedBy: 'Event Type → Get Available Slots; Booking → Create after a 409, to say why the start was not free',
 		scope: 'event_types:read',
 		path: { id: id() },
 		query: {

@@ -80,12 +80,12 @@ describe('credential test in n8n', () => {
 		expect(result).toEqual({
 			status: 'Error',
 			message:
-				'The service rejected the API key: it is wrong, revoked or incomplete (keys are shown only once). Create a new key in the app (Settings → API keys and webhooks) and paste it into API Key.',
+				'The Booking Service rejected the API key: it is wrong, revoked or incomplete. Create a new key in the app (Settings → API keys and webhooks) and paste it into the API Key of the Booking Service API credential.',
 		});
 		expect(requestLog()).toEqual([{ method: 'GET', path: '/v1/me', status: 401 }]);
 	});
 
-	it('a Base URL without /v1: says it must include /v1', async () => {
+	it('a Base URL without /v1: says it must end with /v1, and sends nothing', async () => {
 		const withoutVersion = simulator.baseUrl.replace(/\/v1$/, '');
 		expect(withoutVersion).not.toBe(simulator.baseUrl);
 
@@ -96,9 +96,8 @@ describe('credential test in n8n', () => {
 
 		expect(result).toEqual({
 			status: 'Error',
-			message: `Nothing was found at ${withoutVersion}/me (HTTP 404). The Base URL must be the service's base URL including the version prefix /v1, e.g. https://api.example.com/v1.`,
+			message: `The Base URL "${withoutVersion}" in the Booking Service API credential must end with the version prefix /v1, e.g. https://api.example.com/v1.`,
 		});
-		// The request went to /me outside the API, which the simulator's /v1 log does not record.
 		expect(requestLog()).toEqual([]);
 	});
 
@@ -135,7 +134,7 @@ describe('credential test in n8n', () => {
 
 		expect(result).toEqual({
 			status: 'Error',
-			message: `Nothing accepts connections at 127.0.0.1:${port} (connection refused). Check the host and port in the Base URL, and that the service is running.`,
+			message: `Nothing accepts connections at 127.0.0.1:${port} (connection refused). Check the host and port in the Base URL of the Booking Service API credential, and that the service is running.`,
 		});
 	});
 
@@ -148,7 +147,7 @@ describe('credential test in n8n', () => {
 		expect(result).toEqual({
 			status: 'Error',
 			message:
-				'The host name "bookings.invalid" in the Base URL was not found. Check its spelling, and that this n8n can look up public host names.',
+				'The host name "bookings.invalid" in the Base URL of the Booking Service API credential was not found. Check its spelling, and that this n8n can look up public host names.',
 		});
 	});
 });

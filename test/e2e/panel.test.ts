@@ -84,4 +84,25 @@ describe('the editor panel', () => {
 			`Panel Test · Intro call · ${local('America/Los_Angeles')} Los Angeles · Confirmed`,
 		]);
 	});
+
+	it("the node panel's \"Booking Service\" entry (n8n merges the action node and its trigger, showing the trigger's description) says what the action node does", async () => {
+		const types = await nodeTypes();
+		const action = types.find((type) => type.name === ACTION_NODE)!;
+		// n8n's editor (generateMergedNodesAndActions): a trigger whose name without "Trigger" is an action node's
+		// lends that entry its description, in "What happens next?" as well.
+		const lending = types.filter((type) => type.group.includes('trigger') && type.name.replace('Trigger', '') === action.name);
+		expect(lending.map((type) => type.name)).toEqual([TRIGGER_NODE]);
+		expect(lending[0].description).toMatch(/^Create, list and cancel bookings, check free times, and start workflows/);
+	});
+
+	it("By ID names its field, and Create's Start hint names One Item per Slot's field", async () => {
+		const action = (await nodeTypes()).find((type) => type.name === ACTION_NODE)!;
+		const create = (name: string) =>
+			action.properties.find((property) => property.name === name && property.displayOptions?.show?.operation?.includes('create') && property.displayOptions?.show?.resource?.includes('booking'))!;
+		const byId = create('eventType').modes!.find((mode) => mode.name === 'id')!;
+		expect(byId.validation).toEqual([
+			expect.objectContaining({ properties: expect.objectContaining({ errorMessage: expect.stringMatching(/^Event Type must be an ID .*not a name or slug: choose From List/) }) }),
+		]);
+		expect(create('start').hint).toMatch(/\{\{ \$json\.slot \}\} after One Item per Slot/);
+	});
 });

@@ -35,9 +35,9 @@ describe('401', () => {
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '401' });
 		expect(result.error!.message).toBe(
-			'The Booking Service rejected the API key (wrong, revoked or malformed): put a valid key in the Booking Service API credential',
+			'The Booking Service rejected the API key: it is wrong, revoked or incomplete. Create a new key in the app (Settings → API keys and webhooks) and paste it into the API Key of the Booking Service API credential.',
 		);
-		expect(result.error!.description).toMatch(/Create a new key in the app/);
+		expect(result.error!.description).toMatch(/Keys are shown only once/);
 		expectNoSecret(result, wrongKey);
 	});
 
@@ -126,15 +126,14 @@ describe('404', () => {
 		expect(result.error!.message).toMatch(/Check the ID, or look it up again \(Get Many\)\.$/);
 	});
 
-	it('a Base URL without /v1: says the Base URL is wrong', async () => {
+	it('a Base URL whose path before /v1 is wrong: says the Base URL is wrong', async () => {
 		const result = await runWorkflow({
 			nodes: [getAccount],
-			credentials: credentialsFor(sim, 'readWrite', sim.baseUrl.replace(/\/v1$/, '')),
+			credentials: credentialsFor(sim, 'readWrite', sim.baseUrl.replace(/\/v1$/, '/api/v1')),
 		});
 
 		expect(result.error).toMatchObject({ httpCode: '404' });
-		expect(result.error!.message).toMatch(/no GET \/me at this Base URL/);
-		expect(result.error!.description).toMatch(/must be the service's base URL including \/v1/);
+		expect(result.error!.message).toMatch(/^Nothing was found at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/me \(HTTP 404\)\. The Base URL in the Booking Service API credential must be the service's base URL including the version prefix \/v1/);
 	});
 });
 
@@ -200,7 +199,7 @@ describe('failures without an answer', () => {
 		expect(timedOut.error!.message).toMatch(
 			/^The Booking Service at .* did not answer GET \/me within 0.1 s; try again later, or raise the Timeout option$/,
 		);
-		expect(unreachable.error!.message).toMatch(/^Could not reach the Booking Service/);
+		expect(unreachable.error!.message).toMatch(/^Nothing accepts connections at 127\.0\.0\.1:\d+ \(connection refused\)/);
 		expectNoSecret(timedOut, sim.apiKeys.readWrite);
 		expectNoSecret(unreachable, sim.apiKeys.readWrite);
 	});
@@ -218,7 +217,7 @@ describe("n8n's own logging of a failed node", () => {
 		expect(result.error).toMatchObject({ httpCode: '401' });
 		const errors = n8nLog.entries.filter((entry) => entry.level === 'error');
 		expect(errors.map((entry) => entry.message)).toContain(
-			'The Booking Service rejected the API key (wrong, revoked or malformed): put a valid key in the Booking Service API credential',
+			'The Booking Service rejected the API key: it is wrong, revoked or incomplete. Create a new key in the app (Settings → API keys and webhooks) and paste it into the API Key of the Booking Service API credential.',
 		);
 		expect(pathsHolding(n8nLog.entries, wrongKey)).toEqual([]);
 	});

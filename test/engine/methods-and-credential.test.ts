@@ -197,18 +197,20 @@ describe('Credential', () => {
 	});
 
 	it.each<[string, { apiKey?: string; baseUrl?: string }, RegExp]>([
-		['a wrong key', { apiKey: 'bsk_wrong' }, /^The service rejected the API key: it is wrong, revoked or incomplete .* Create a new key in the app .* paste it into API Key\.$/],
-		['a Base URL without /v1', { baseUrl: 'no-v1' }, /^Nothing was found at http:\/\/127\.0\.0\.1:\d+\/me \(HTTP 404\)\. The Base URL must be the service's base URL including the version prefix \/v1, e\.g\. https:\/\/api\.example\.com\/v1\.$/],
+		['a wrong key', { apiKey: 'bsk_wrong' }, /^The Booking Service rejected the API key: it is wrong, revoked or incomplete\. Create a new key in the app .* paste it into the API Key of the Booking Service API credential\.$/],
+		['a Base URL without /v1', { baseUrl: 'no-v1' }, /^The Base URL "http:\/\/127\.0\.0\.1:\d+" in the Booking Service API credential must end with the version prefix \/v1, e\.g\. https:\/\/api\.example\.com\/v1\.$/],
+		['a wrong path before /v1', { baseUrl: 'api-v1' }, /^Nothing was found at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/me \(HTTP 404\)\. The Base URL in the Booking Service API credential must be the service's base URL including the version prefix \/v1, e\.g\. https:\/\/api\.example\.com\/v1\.$/],
 		['plain http to another host', { baseUrl: 'http://bookings.example.com/v1' }, /^The Base URL in the Booking Service API credential must start with https:\/\/; http:\/\/ is only for a local simulator .*unencrypted\.$/],
 		['an address without its scheme', { baseUrl: '127.0.0.1:5680/v1' }, /^The Base URL "127\.0\.0\.1:5680\/v1" in the Booking Service API credential must start with https:\/\/ .* e\.g\. https:\/\/api\.example\.com\/v1\.$/],
-		['a port nothing listens on', { baseUrl: 'closed-port' }, /^Nothing accepts connections at 127\.0\.0\.1:\d+ \(connection refused\)\. Check the host and port in the Base URL, and that the service is running\.$/],
-		['an unknown host', { baseUrl: 'https://bookings.invalid/v1' }, /^The host name "bookings\.invalid" in the Base URL was not found\. Check its spelling/],
+		['a port nothing listens on', { baseUrl: 'closed-port' }, /^Nothing accepts connections at 127\.0\.0\.1:\d+ \(connection refused\)\. Check the host and port in the Base URL of the Booking Service API credential, and that the service is running\.$/],
+		['an unknown host', { baseUrl: 'https://bookings.invalid/v1' }, /^The host name "bookings\.invalid" in the Base URL of the Booking Service API credential was not found\. Check its spelling/],
 		['https to an http service', { baseUrl: 'https' }, /^127\.0\.0\.1:\d+ does not speak https\. Check the Base URL/],
 		['an empty key', { apiKey: '  ' }, /^The API Key is empty\. Create a new key in the app/],
 	])('fails with a sentence saying what to change: %s', async (_case, change, sentence) => {
 		const closedPort = `http://127.0.0.1:${await unusedPort()}/v1`;
 		const baseUrls: Record<string, string> = {
 			'no-v1': sim.baseUrl.replace(/\/v1$/, ''),
+			'api-v1': sim.baseUrl.replace(/\/v1$/, '/api/v1'),
 			'closed-port': closedPort,
 			https: sim.baseUrl.replace('http://', 'https://'),
 		};

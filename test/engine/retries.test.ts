@@ -144,7 +144,7 @@ describe('without Retry On Fail', () => {
 		expect(bookings).toHaveLength(0);
 	});
 
-	it('an unreachable service fails with "could not reach"', async () => {
+	it('an unreachable service fails saying nothing accepts connections there', async () => {
 		const closed = await startTestSimulator();
 		const baseUrl = closed.baseUrl;
 		await closed.close();
@@ -155,9 +155,9 @@ describe('without Retry On Fail', () => {
 
 		expect(result.error).toMatchObject({ name: 'NodeApiError' });
 		expect(result.error!.message).toBe(
-			`Could not reach the Booking Service at ${baseUrl}: check the Base URL in the credential and the network`,
+			`Nothing accepts connections at ${new URL(baseUrl).host} (connection refused). Check the host and port in the Base URL of the Booking Service API credential, and that the service is running.`,
 		);
-		expect(result.error!.description).toMatch(/Check the Base URL/);
+		expect(result.error!.description).toMatch(/Test button/);
 	});
 });
 

@@ -442,7 +442,7 @@ describe('as an AI agent tool, a refusal also says what a chatbot should do next
 		);
 	});
 
-	it('a time taken meanwhile: the model is told to get the slots again and offer another time', async () => {
+	it('a time taken meanwhile: the model is told to offer the nearest free times the error names', async () => {
 		const [slot] = await freeSlots(sim, 'intro-call');
 		await run(createBooking({ start: slot }), BOOKING_SERVICE_NODE_TYPE);
 		const inWorkflow = await run(createBooking({ start: slot, bookerEmail: 'b@example.com' }), BOOKING_SERVICE_NODE_TYPE);
@@ -450,7 +450,7 @@ describe('as an AI agent tool, a refusal also says what a chatbot should do next
 
 		expect(inWorkflow.error!.message).not.toMatch(/customer|offer/);
 		expect(asTool.error!.message).toBe(
-			`${inWorkflow.error!.message} Get the available slots again and offer the customer another time.`,
+			`${inWorkflow.error!.message} Offer the customer the nearest free times named here, and book one only after they choose it.`,
 		);
 	});
 });

@@ -33,6 +33,11 @@ const REFUSED: Array<[string, RegExp]> = [
 	['https://key@api.example.com/v1', /must not contain a user name or password/],
 	['https://api.example.com/v1?key=1', /must not contain a query/],
 	['https://api.example.com/v1#x', /must not contain a query/],
+	// The contract's base URL always ends in /v1: without it every request is refused, and a Create would read "not found".
+	['https://api.example.com', /^The Base URL "https:\/\/api\.example\.com" in the Booking Service API credential must end with the version prefix \/v1, e\.g\. https:\/\/api\.example\.com\/v1\.$/],
+	['http://127.0.0.1:5680/', /"http:\/\/127\.0\.0\.1:5680" .* must end with the version prefix \/v1/],
+	['https://api.example.com/v1/bookings', /must end with the version prefix \/v1/],
+	['https://api.example.com/V1', /must end with the version prefix \/v1/],
 ];
 
 describe('Base URL rules of the nodes and the credential test', () => {

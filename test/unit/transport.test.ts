@@ -96,7 +96,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 
 		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: '401' });
 		expect(error.message).toMatch(/rejected the API key/);
-		expect(error.description).toMatch(/Create a new key/);
+		expect(error.message).toMatch(/Create a new key/);
 		expect(error.context).toMatchObject({ serviceErrorCode: 'unauthorized', itemIndex: 3 });
 	});
 
@@ -182,7 +182,7 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 	});
 
 	it.each([
-		['slot_unavailable', 409, /^The requested start time is no longer free; no booking was made\. Choose another start from the free ones \(Event Type → Get Available Slots\)\.$/],
+		['slot_unavailable', 409, /^The requested start time is not free; no booking was made\. Choose another start from the free ones \(Event Type → Get Available Slots\)\.$/],
 		['event_type_inactive', 409, /event type is inactive/],
 		['idempotency_conflict', 409, /Idempotency Key was already used/],
 		['booking_state_changed', 409, /booking changed while this request ran/],
@@ -232,7 +232,9 @@ describe('error envelopes become NodeApiErrors that say what to do', () => {
 		);
 		const html = await failureOf(() => ({ statusCode: 404, body: '<html>Not Found</html>' }));
 
-		expect(wrongBase.message).toMatch(/no GET \/me at this Base URL/);
+		expect(wrongBase.message).toBe(
+			"Nothing was found at https://api.example.com/v1/me (HTTP 404). The Base URL in the Booking Service API credential must be the service's base URL including the version prefix /v1, e.g. https://api.example.com/v1.",
+		);
 		expect(missing.message).toBe('Not found: Booking not found. Check the ID, or look it up again (Get Many).');
 		expect(html.description).toMatch(/Base URL is probably wrong/);
 	});
@@ -293,16 +295,15 @@ describe('no answer at all', () => {
 			}),
 		});
 
-	it('a refused connection: "could not reach", no trace of the request', async () => {
+	it("a refused connection: the credential test's sentence, no trace of the request", async () => {
 		const error = await failureOf(() =>
 			clientFailure('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1'),
 		);
 
 		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: null });
 		expect(error.message).toBe(
-			'Could not reach the Booking Service at https://api.example.com/v1: check the Base URL in the credential and the network',
+			'Nothing accepts connections at api.example.com (connection refused). Check the host and port in the Base URL of the Booking Service API credential, and that the service is running.',
 		);
-		expect(error.description).toMatch(/econnrefused/);
 		expect(error.cause).toBeUndefined();
 		expect(pathsHolding(error, TEST_API_KEY)).toEqual([]);
 	});

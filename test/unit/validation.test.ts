@@ -159,7 +159,7 @@ describe('ItemParameters', () => {
 		};
 		const id = caught(() => read({ bookingId: { mode: 'id', value: 'booking-1' } }).requiredResourceLocatorId('bookingId', 'Booking'));
 		expect(id.message).toBe(
-			'Booking must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd (got "booking-1") [item 2]',
+			'Booking must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd, not a name or slug (got "booking-1") [item 2]',
 		);
 		expect(id.description).toBe('Nothing was sent for input item 2: the node checks "Booking" before sending anything.');
 		expect(id.context.agentAdvice).toBe('Nothing was sent; use an ID exactly as a tool returned it, never a made-up one.');

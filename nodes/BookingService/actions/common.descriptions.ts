@@ -25,7 +25,7 @@ export const bookingLocator: INodeProperties = {
 			placeholder: 'Select a booking…',
 			typeOptions: { searchListMethod: 'searchBookings', searchable: true },
 		},
-		byIdMode,
+		byIdMode('Booking'),
 	],
 };
 

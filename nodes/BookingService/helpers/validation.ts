@@ -4,7 +4,7 @@ import type { IExecuteFunctions, INodeParameterResourceLocator } from 'n8n-workf
 import { NodeOperationError } from 'n8n-workflow';
 
 import { adviseAgent } from '../../shared/agentAdvice';
-import { isResourceId } from '../../shared/resourceId';
+import { isResourceId, NOT_A_NAME, RESOURCE_ID_RULE } from '../../shared/resourceId';
 import { canonicalTimeZone, formatUtc, parseCalendarDate, parseDateTime } from '../../shared/time';
 import type { DayNumber } from '../../shared/time';
 
@@ -36,9 +36,12 @@ export function emailProblem(text: string): string | undefined {
 }
 
 export function resourceIdProblem(text: string): string | undefined {
-	return isResourceId(text)
-		? undefined
-		: 'must be an ID of 24 lowercase hexadecimal characters (0-9, a-f), e.g. 65f1c0ffee0123456789abcd';
+	return isResourceId(text) ? undefined : RESOURCE_ID_RULE;
+}
+
+/** A resource locator's value (from an expression: n8n refuses to run a static one the panel flagged). */
+function locatorIdProblem(text: string): string | undefined {
+	return isResourceId(text) ? undefined : `${RESOURCE_ID_RULE}, ${NOT_A_NAME}`;
 }
 
 export function timeZoneProblem(text: string): string | undefined {
@@ -140,7 +143,7 @@ export class ItemParameters {
 			| string;
 		const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
 		const text = value === undefined || value === null ? '' : String(value).trim();
-		return this.checked(text === '' ? undefined : text, label, resourceIdProblem, ID_ADVICE);
+		return this.checked(text === '' ? undefined : text, label, locatorIdProblem, ID_ADVICE);
 	}
 
 	requiredResourceLocatorId(name: string, label: string): string {

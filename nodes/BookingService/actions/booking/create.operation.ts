@@ -8,6 +8,7 @@ import { bookingServiceApiRequest } from '../../../shared/transport';
 import { presentBooking } from '../../helpers/bookingOutput';
 import type { BookingOutput } from '../../helpers/bookingOutput';
 import { deriveIdempotencyKey, idempotencyKeyFromUserValue } from '../../helpers/idempotency';
+import { explainIfStartNotFree } from '../../helpers/startNotFree';
 import { requiredFutureStart } from '../../helpers/startTime';
 import { ItemParameters } from '../../helpers/validation';
 import {
@@ -36,7 +37,7 @@ const properties: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		required: true,
-		hint: 'Use a slot from Event Type → Get Available Slots, e.g. {{ $json.slots[0] }}',
+		hint: 'One booking per incoming item. From Get Available Slots: {{ $json.slot }} after One Item per Slot (keep only the chosen item first, e.g. with a Limit node: 40 slot items make 40 bookings), {{ $json.slots[0] }} after One Item With All Slots',
 		description:
 			"When the booking starts. A value without Z or an offset (the date picker stores 2026-03-02T10:00:00) is read in the workflow's time zone, or in the Time Zone option (under Options); the service receives UTC. A start that has passed is refused. Use a slot from Get Available Slots to be sure the time is free.",
 	},
@@ -130,6 +131,8 @@ interface Input {
 	userIdempotencyKey: string | undefined;
 	output: BookingOutput;
 	timeoutMs: number | undefined;
+	/** The zone Start was read in: a 409 names the nearest free times in it. */
+	zone: string;
 }
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
@@ -160,6 +163,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): Input {
 		}),
 		output: readBookingOutput(parameters),
 		timeoutMs: readTimeoutMs(parameters),
+		zone: parameters.dateTimeZone(),
 	};
 }
 
@@ -185,17 +189,28 @@ export async function execute(
 	itemIndex: number,
 	input: Input,
 ): Promise<IDataObject> {
-	const booking = (await bookingServiceApiRequest.call(
-		this,
-		{
-			method: 'POST',
-			path: '/bookings',
-			body: input.body,
-			headers: { 'Idempotency-Key': idempotencyKeyFor.call(this, itemIndex, input) },
-			scope: 'bookings:write',
-			timeoutMs: input.timeoutMs,
-		},
-		itemIndex,
-	)) as Booking;
+	let booking: Booking;
+	try {
+		booking = (await bookingServiceApiRequest.call(
+			this,
+			{
+				method: 'POST',
+				path: '/bookings',
+				body: input.body,
+				headers: { 'Idempotency-Key': idempotencyKeyFor.call(this, itemIndex, input) },
+				scope: 'bookings:write',
+				timeoutMs: input.timeoutMs,
+			},
+			itemIndex,
+		)) as Booking;
+	} catch (error) {
+		const { eventTypeId, start } = input.body as { eventTypeId: string; start: string };
+		throw await explainIfStartNotFree.call(
+			this,
+			itemIndex,
+			{ eventTypeId, start, zone: input.zone, timeoutMs: input.timeoutMs },
+			error,
+		);
+	}
 	return presentBooking(booking, input.output);
 }

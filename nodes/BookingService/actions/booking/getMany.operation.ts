@@ -60,6 +60,9 @@ const properties: INodeProperties[] = [
 				...eventTypeLocator,
 				required: false,
 				description: 'Only bookings of this event type',
+				// n8n checks a collection's fields against the node's top level, where Create, Get Available Slots and
+				// Invite have their own Event Type: without this, their By ID problem is listed twice.
+				displayOptions: { show: { '/resource': ['booking'], '/operation': ['getMany'] } },
 			},
 			dateTimeFilter('Start From', 'startFrom', 'Only bookings starting at or after this time.'),
 			dateTimeFilter('Start To', 'startTo', 'Only bookings starting at or before this time.'),

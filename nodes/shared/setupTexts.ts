@@ -1,0 +1,48 @@
+// What is wrong with the credential or the way to the service, said once: the credential's Test button shows these
+// sentences as they are, and every node's error leads with the same one (its description adds what it means for the
+// request), so a user who tests the credential after a failed run reads the same words.
+
+export const WRONG_KEY_MESSAGE =
+	'The Booking Service rejected the API key: it is wrong, revoked or incomplete. Create a new key in the app (Settings → API keys and webhooks) and paste it into the API Key of the Booking Service API credential.';
+
+/** A 404 where nothing in the request names a resource that could be missing: the address itself is wrong. */
+export function nothingAtMessage(baseUrl: string, path: string): string {
+	return `Nothing was found at ${baseUrl}${path} (HTTP 404). The Base URL in the Booking Service API credential must be the service's base URL including the version prefix /v1, e.g. https://api.example.com/v1.`;
+}
+
+/** The address as the user wrote it in the Base URL: host, and port when one is given. */
+function addressOf(url: URL): string {
+	return url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;
+}
+
+/**
+ * No connection could be made, or it broke before an answer. `code` is the network error's code (ECONNREFUSED,
+ * ENOTFOUND, EPROTO, …). No sentence may contain a code n8n knows: NodeApiError replaces a message containing
+ * ECONNRESET, ENOTFOUND, … with n8n's generic text.
+ */
+export function connectionFailureMessage(baseUrl: string, code: string): string {
+	return explainConnectionFailure(baseUrl, code) ?? unexplainedFailureMessage(baseUrl);
+}
+
+/** The sentence for the codes this package explains; undefined for others. */
+export function explainConnectionFailure(baseUrl: string, code: string): string | undefined {
+	const url = new URL(baseUrl);
+	const address = addressOf(url);
+	if (code === 'ECONNREFUSED') {
+		return `Nothing accepts connections at ${address} (connection refused). Check the host and port in the Base URL of the Booking Service API credential, and that the service is running.`;
+	}
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+		return `The host name "${url.hostname}" in the Base URL of the Booking Service API credential was not found. Check its spelling, and that this n8n can look up public host names.`;
+	}
+	if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|EPROTO/.test(code)) {
+		return `${address} does not speak https. Check the Base URL of the Booking Service API credential: the service uses https://; only a local simulator uses http://.`;
+	}
+	if (/CERT|SELF_SIGNED|TLS|SSL/i.test(code)) {
+		return `The https certificate of ${url.hostname} was not accepted (${code}). Check that the Base URL of the Booking Service API credential names the service's own host.`;
+	}
+	return undefined;
+}
+
+function unexplainedFailureMessage(baseUrl: string): string {
+	return `Could not reach the Booking Service at ${addressOf(new URL(baseUrl))}. Check the Base URL of the Booking Service API credential, and that this n8n can reach the service.`;
+}
