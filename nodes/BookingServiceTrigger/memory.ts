@@ -2,7 +2,7 @@
 // drops what webhook() writes when it starts an execution, and a write could put back a record main replaced meanwhile
 // (queue mode). So all of it is per process and lost on a restart.
 import { createHash } from 'crypto';
-import type { IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
 import type { StoredSubscription } from './records';
@@ -62,8 +62,12 @@ export class RunMemory {
 		if (this.#get(eventKey) !== undefined) return 'repeat';
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
+		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) {
+			// A checked request's event id is the sender's choice: kept only when it runs, or a flood would evict what ran.
+			if (proof === 'signed') this.#set(eventKey, 'event');
+			return 'factRan';
+		}
 		this.#set(eventKey, 'event');
-		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) return 'factRan';
 		if (factKey !== undefined) this.#set(factKey, proof);
 		return 'run';
 	}
@@ -187,41 +191,90 @@ export class WorkBudget {
 	}
 }
 
+/** How long a trigger's listing of the last changes serves (serviceCheck.confirmFromListing); the triggers kept. */
+export const LISTING_REFRESH_MS = 10_000;
+export const LISTINGS_KEPT = 32;
+/** Listings read per process beyond each trigger's one per LISTING_REFRESH_MS: many flooded triggers at once. */
+export const LISTING_BUDGET: BudgetLimits = { burst: 20, perSecond: 2 };
+
+/** Per trigger, the bookings the service listed as changed last, by id; undefined when the listing failed. */
+export class ChangeListings {
+	readonly #byScope = new Map<string, { takenMs: number; listing: Promise<Map<string, IDataObject> | undefined> }>();
+	readonly #budget = new TokenBucket(LISTING_BUDGET);
+
+	async read(scope: string, nowMs: number, list: () => Promise<IDataObject[]>) {
+		let entry = this.#byScope.get(scope);
+		const stale = entry === undefined || nowMs - entry.takenMs >= LISTING_REFRESH_MS || nowMs < entry.takenMs;
+		if (stale && this.#budget.take(nowMs)) {
+			const listing = list().then(
+				(bookings) => new Map(bookings.map((booking) => [String(booking.id), booking])),
+				() => undefined,
+			);
+			entry = { takenMs: nowMs, listing };
+			setAsNewest(this.#byScope, scope, entry, LISTINGS_KEPT);
+		}
+		return await entry?.listing;
+	}
+
+	get size(): number {
+		return this.#byScope.size;
+	}
+}
+
 /** n8n's clean-up comes right after a failed activation, in the same call; 2.41 retries a failed one within seconds. */
 const RECENT_MS = 30_000;
 
 /**
- * Each workflow's activation of the last moments. When one fails, n8n calls `delete` on every webhook node to clean up,
- * with the static data as stored — without what the failed activation made, which is never saved. That `delete` must
- * not delete a subscription that may still have events to deliver, and must not leave one just made behind.
+ * The last moments' activation of each workflow's Production URLs, and apart of its Test URLs (records.ts,
+ * activationKeyOf). When one fails, n8n calls `delete` on every webhook node to clean up, with the static data as
+ * stored — without what the failed activation made, which is never saved. That `delete` must not delete a
+ * subscription that may still have events to deliver, and must not leave one just made behind.
  */
 export class RecentActivations {
-	readonly #byWorkflow = new Map<string, { untilMs: number; failed: boolean; made: Map<string, StoredSubscription> }>();
+	readonly #byKey = new Map<string, { untilMs: number; failed: boolean; made: Map<string, StoredSubscription> }>();
 
-	/** An activation step that may fail: until `made`, a clean-up keeps every subscription it finds. */
-	started(workflow: string, nowMs: number): void {
-		this.#entry(workflow, nowMs).failed = true;
+	/** Set before anything can fail (reading the credential included): until it ends well, a clean-up keeps all. */
+	started(key: string, nowMs: number): void {
+		this.#entry(key, nowMs).failed = true;
 	}
 
-	made(workflow: string, nodeId: string, subscription: StoredSubscription, nowMs: number): void {
-		const entry = this.#entry(workflow, nowMs);
+	endedWell(key: string, nowMs: number, made?: { nodeId: string; subscription: StoredSubscription }): void {
+		const entry = this.#entry(key, nowMs);
 		entry.failed = false;
-		entry.made.set(nodeId, subscription);
+		if (made !== undefined) entry.made.set(made.nodeId, made.subscription);
 	}
 
-	of(workflow: string, nodeId: string, nowMs: number): { failed: boolean; made?: StoredSubscription } {
-		const entry = this.#byWorkflow.get(workflow);
+	of(key: string, nodeId: string, nowMs: number): { failed: boolean; made?: StoredSubscription } {
+		const entry = this.#byKey.get(key);
 		if (entry === undefined || entry.untilMs <= nowMs) return { failed: false };
 		return { failed: entry.failed, made: entry.made.get(nodeId) };
 	}
 
-	#entry(workflow: string, nowMs: number) {
-		const current = this.#byWorkflow.get(workflow);
+	#entry(key: string, nowMs: number) {
+		const current = this.#byKey.get(key);
 		const entry =
 			current !== undefined && current.untilMs > nowMs ? current : { untilMs: 0, failed: false, made: new Map() };
 		entry.untilMs = nowMs + RECENT_MS;
-		setAsNewest(this.#byWorkflow, workflow, entry, 1_000);
+		setAsNewest(this.#byKey, key, entry, 1_000);
 		return entry;
+	}
+}
+
+/** Subscriptions whose DELETE failed, per trigger (records.ts): a test listen's static data is not kept by n8n. */
+export class LeftUndeleted {
+	readonly #byOwner = new Map<string, unknown[]>();
+
+	of(owner: string): unknown[] {
+		return this.#byOwner.get(owner) ?? [];
+	}
+
+	set(owner: string, records: unknown[]): void {
+		if (records.length === 0) this.#byOwner.delete(owner);
+		else setAsNewest(this.#byOwner, owner, records, 1_000);
+	}
+
+	get size(): number {
+		return this.#byOwner.size;
 	}
 }
 
@@ -229,3 +282,5 @@ export const runMemory = new RunMemory();
 export const secretMemory = new SecretMemory();
 export const workBudget = new WorkBudget();
 export const recentActivations = new RecentActivations();
+export const leftUndeleted = new LeftUndeleted();
+export const changeListings = new ChangeListings();

@@ -103,6 +103,7 @@ export async function retireUndeleted(session: Session, nodeData: IDataObject, w
 	const kept = await Promise.all(undeleted.map(async (record) => await retire(session, record, why)));
 	storeUndeleted(
 		nodeData,
+		session.owner,
 		kept.filter((record) => record !== undefined),
 	);
 }

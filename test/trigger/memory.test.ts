@@ -38,11 +38,12 @@ describe('RunMemory: has this run?', () => {
 		expect(memory.claim('t', 'evt_2', cancelled, 'signed')).toBe('run');
 	});
 
-	it('a checked request never runs a fact that ran, signed or checked; its event id is then a repeat', () => {
+	it('a checked request never runs a fact that ran, signed or checked, and leaves nothing behind (issue 37-3)', () => {
 		const memory = new RunMemory();
 		memory.claim('t', 'evt_signed', cancelled, 'signed');
 		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('factRan');
-		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('repeat');
+		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('factRan');
+		expect(memory.size).toBe(2);
 		const noShow = factOf('booking.no_show', { id: 'b2' });
 		expect(memory.claim('t', 'evt_a', noShow, 'checked')).toBe('run');
 		expect(memory.claim('t', 'evt_b', noShow, 'checked')).toBe('factRan');
@@ -202,14 +203,14 @@ describe('WorkBudget: work for requests not yet verified', () => {
 });
 
 describe('RecentActivations: n8n’s clean-up after a failed activation', () => {
-	const made = { id: 'a'.repeat(24), workflowId: 'wf', nodeId: 'n1', instanceId: 'i', baseUrl: 'b', accountId: 'x', sealedSecret: 's', webhookUrl: 'u', events: ['*'] };
+	const made = { id: 'a'.repeat(24), workflowId: 'wf', nodeId: 'n1', instanceId: 'i', baseUrl: 'b', accountId: 'x', sealedSecret: 's', webhookUrl: 'u', events: ['*'], createdAt: '2026-03-02T09:00:00.000Z' };
 
 	it('a step that may fail holds the workflow until it succeeds; what it made is remembered per node, for 30 s', () => {
 		const recent = new RecentActivations();
 		expect(recent.of('wf', 'n1', 0)).toEqual({ failed: false });
 		recent.started('wf', 0);
 		expect(recent.of('wf', 'n1', 1)).toEqual({ failed: true, made: undefined });
-		recent.made('wf', 'n1', made, 2);
+		recent.endedWell('wf', 2, { nodeId: 'n1', subscription: made });
 		expect(recent.of('wf', 'n1', 3)).toEqual({ failed: false, made });
 		recent.started('wf', 4); // the next node of the same activation, which fails
 		expect(recent.of('wf', 'n1', 5)).toEqual({ failed: true, made });
