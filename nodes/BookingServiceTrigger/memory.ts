@@ -225,10 +225,9 @@ export class ChangeListings {
 const RECENT_MS = 30_000;
 
 /**
- * The last moments' activation of each workflow's Production URLs, and apart of its Test URLs (records.ts,
- * activationKeyOf). When one fails, n8n calls `delete` on every webhook node to clean up, with the static data as
- * stored — without what the failed activation made, which is never saved. That `delete` must not delete a
- * subscription that may still have events to deliver, and must not leave one just made behind.
+ * The last activation of each workflow's Production URLs, and apart of its Test URLs (activationKeyOf). When one
+ * fails, n8n's clean-up calls `delete` on every webhook node with the static data as stored (without what the failed
+ * activation made): it must not delete a subscription that may have events to deliver, nor leave one just made.
  */
 export class RecentActivations {
 	readonly #byKey = new Map<string, { untilMs: number; failed: boolean; made: Map<string, StoredSubscription> }>();
@@ -260,27 +259,10 @@ export class RecentActivations {
 	}
 }
 
-/** Subscriptions whose DELETE failed, per trigger (records.ts): a test listen's static data is not kept by n8n. */
-export class LeftUndeleted {
-	readonly #byOwner = new Map<string, unknown[]>();
-
-	of(owner: string): unknown[] {
-		return this.#byOwner.get(owner) ?? [];
-	}
-
-	set(owner: string, records: unknown[]): void {
-		if (records.length === 0) this.#byOwner.delete(owner);
-		else setAsNewest(this.#byOwner, owner, records, 1_000);
-	}
-
-	get size(): number {
-		return this.#byOwner.size;
-	}
-}
-
 export const runMemory = new RunMemory();
 export const secretMemory = new SecretMemory();
 export const workBudget = new WorkBudget();
 export const recentActivations = new RecentActivations();
-export const leftUndeleted = new LeftUndeleted();
+/** Per trigger, subscriptions whose DELETE failed (records.ts): n8n throws a test listen's static data away. */
+export const leftUndeleted = new Map<string, unknown[]>();
 export const changeListings = new ChangeListings();

@@ -5,6 +5,7 @@ import type { IDataObject, IHookFunctions, INode, IWebhookFunctions } from 'n8n-
 
 import { ALL_EVENTS } from '../shared/booking';
 import { isResourceId } from '../shared/resourceId';
+import { setAsNewest } from '../shared/setAsNewest';
 import { leftUndeleted } from './memory';
 import type { SecretBinding } from './signingSecret';
 
@@ -108,7 +109,7 @@ export function forgetSubscription(nodeData: IDataObject): void {
  */
 export function readUndeleted(nodeData: IDataObject, owner: Owner): SubscriptionRecord[] {
 	const stored = Array.isArray(nodeData.undeleted) ? (nodeData.undeleted as unknown[]) : [];
-	const records = [...stored, ...leftUndeleted.of(ownerKey(owner))].map(readRecord);
+	const records = [...stored, ...(leftUndeleted.get(ownerKey(owner)) ?? [])].map(readRecord);
 	const owned = records.filter((record): record is SubscriptionRecord => record !== undefined && isOwnedBy(record, owner));
 	return [...new Map(owned.map((record) => [record.id, record])).values()];
 }
@@ -117,7 +118,8 @@ export function readUndeleted(nodeData: IDataObject, owner: Owner): Subscription
 export function storeUndeleted(nodeData: IDataObject, owner: Owner, records: SubscriptionRecord[]): void {
 	const unique = [...new Map(records.map((record) => [record.id, record])).values()];
 	const kept = unique.slice(-MAX_SUBSCRIPTIONS_PER_ACCOUNT).map(recordOf);
-	leftUndeleted.set(ownerKey(owner), kept);
+	if (kept.length === 0) leftUndeleted.delete(ownerKey(owner));
+	else setAsNewest(leftUndeleted, ownerKey(owner), kept, 1_000);
 	if (kept.length === 0) delete nodeData.undeleted;
 	else nodeData.undeleted = kept;
 }
