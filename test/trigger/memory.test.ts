@@ -5,8 +5,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
+	ChangeListings,
 	factOf,
 	KEY_CHANGE_TTL_MS,
+	LISTING_BUDGET,
+	LISTING_REFRESH_MS,
+	LISTINGS_KEPT,
 	MAX_RUN_RECORDS,
 	OPENED_SECRET_TTL_MS,
 	RecentActivations,
@@ -199,6 +203,42 @@ describe('WorkBudget: work for requests not yet verified', () => {
 		const budget = new WorkBudget();
 		for (let index = 0; index < 5_000; index++) budget.take(`t${index}`, index);
 		expect(budget.sharesTracked).toBe(1_000);
+	});
+});
+
+describe('ChangeListings: the listing of the last changes that a flood cannot make the trigger read more often', () => {
+	it(`reads one listing per trigger per ${LISTING_REFRESH_MS / 1000} s whatever arrives, and gives it to every request meanwhile`, async () => {
+		const listings = new ChangeListings();
+		let reads = 0;
+		const list = async () => [{ id: `b${++reads}` }];
+		const seen = [];
+		for (let ms = 0; ms < 3 * LISTING_REFRESH_MS; ms += 10) seen.push(await listings.read('trigger', ms, list));
+		expect(reads).toBe(3);
+		expect(seen[0]?.has('b1')).toBe(true);
+		expect(seen.at(-1)?.has('b3')).toBe(true);
+	});
+
+	it('a failed listing is undefined until its time is up, not read again at once', async () => {
+		const listings = new ChangeListings();
+		let reads = 0;
+		const failing = async () => {
+			reads += 1;
+			throw new Error('429');
+		};
+		expect(await listings.read('trigger', 0, failing)).toBeUndefined();
+		expect(await listings.read('trigger', 1, failing)).toBeUndefined();
+		expect(reads).toBe(1);
+	});
+
+	it(`keeps the listings of ${LISTINGS_KEPT} triggers, and reads at most ${LISTING_BUDGET.burst} at once across triggers`, async () => {
+		const listings = new ChangeListings();
+		let reads = 0;
+		const list = async () => [{ id: String(++reads) }];
+		for (let index = 0; index < 100; index++) await listings.read(`trigger-${index}`, 0, list);
+		expect(reads).toBe(LISTING_BUDGET.burst);
+		expect(listings.size).toBe(LISTING_BUDGET.burst);
+		for (let index = 0; index < 100; index++) await listings.read(`trigger-${index}`, 100_000 + index * 1_000, list);
+		expect(listings.size).toBe(LISTINGS_KEPT);
 	});
 });
 
