@@ -10,7 +10,7 @@ import type { Booking, NameLanguage } from '../shared/booking';
 import { normaliseBaseUrl } from '../shared/baseUrl';
 import { readEventTypesFilter } from '../shared/descriptions';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
-import { factOf, runMemory, scopeOf, secretMemory, workBudget } from './memory';
+import { factOf, rotationNoticeDue, runMemory, scopeOf, secretMemory, workBudget } from './memory';
 import type { KeyState, Proof } from './memory';
 import { bindingOf, IN_THE_APP, isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
@@ -170,6 +170,13 @@ async function answerUnverifiable(context: IWebhookFunctions, request: Unverifie
 		? await confirmWithService(context, envelope, since)
 		: await confirmFromListing(context, envelope, since, nowMs);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
+	// Told once where the builder looks, as a failed execution of an event that would run: the service retries it.
+	const fact = factOf(envelope.type, confirmed.booking);
+	const wouldRun = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) === 'run';
+	if (wouldRun && rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs)) {
+		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (The service retries this delivery; it runs then. This is shown once.)`;
+		throw new NodeOperationError(context.getNode(), notice);
+	}
 	const confirmedEvent = `event ${envelope.id} confirmed by reading booking ${String(envelope.data.booking.id)}`;
 	log(context, 'info', `${confirmedEvent} from the service (the API key changed).`);
 	return answerEvent(context, { ...envelope, data: { booking: confirmed.booking }, body: {} }, 'checked');

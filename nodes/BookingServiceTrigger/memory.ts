@@ -57,11 +57,12 @@ export class RunMemory {
 	 * checked request proves a fact, not an event: it never runs a fact that ran, and a signed event whose fact ran
 	 * from a checked request starts nothing. Two signed events may report one fact (two changes stamped alike): both run.
 	 */
-	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof): Claim {
+	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true): Claim {
 		const eventKey = this.#key(scope, `event:${eventId}`);
 		if (this.#get(eventKey) !== undefined) return 'repeat';
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
+		if (!record) return factMark === 'checked' || (proof === 'checked' && factMark !== undefined) ? 'factRan' : 'run';
 		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) {
 			// A checked request's event id is the sender's choice: kept only when it runs, or a flood would evict what ran.
 			if (proof === 'signed') this.#set(eventKey, 'event');
@@ -219,6 +220,19 @@ export class ChangeListings {
 	get size(): number {
 		return this.#byScope.size;
 	}
+}
+
+/** After a rotation, how long deliveries are confirmed through the service before the builder is told (once). */
+export const ROTATION_NOTICE_AFTER_MS = 60 * 60_000;
+/** Per trigger and subscription: when a checked delivery was first seen, or 'told'; the last SECRETS_KEPT. */
+export const rotationsSeen = new Map<string, number | 'told'>();
+
+/** True once per trigger and subscription: when asked ROTATION_NOTICE_AFTER_MS or more after it was first asked. */
+export function rotationNoticeDue(key: string, nowMs: number): boolean {
+	const seen = rotationsSeen.get(key) ?? nowMs;
+	const due = seen !== 'told' && nowMs - seen >= ROTATION_NOTICE_AFTER_MS;
+	setAsNewest(rotationsSeen, key, due ? 'told' : seen, SECRETS_KEPT);
+	return due;
 }
 
 /** n8n's clean-up comes right after a failed activation, in the same call; 2.41 retries a failed one within seconds. */

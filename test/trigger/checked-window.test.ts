@@ -2,7 +2,7 @@
 // change the service shows happened after the subscription existed and that has not run; nothing that did not run is
 // remembered as run; and forged traffic cannot spend what the service's genuine retries need across its schedule.
 import { describe, expect, it } from 'vitest';
-import { RunMemory, runMemory } from '../../nodes/BookingServiceTrigger/memory.ts';
+import { ROTATION_NOTICE_AFTER_MS, rotationNoticeDue, rotationsSeen, RunMemory, runMemory, SECRETS_KEPT } from '../../nodes/BookingServiceTrigger/memory.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
 import { api, rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, rotationSetup, runKinds } from './rotation-support.ts';
@@ -97,4 +97,36 @@ describe('a flood of forged requests cannot spend what genuine retries need (iss
 		expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(0);
 		expect(runKinds(trigger)).toEqual(['booking.created']);
 	}, 60_000);
+});
+
+describe('the window does not stay open silently', () => {
+	it('an hour after the trigger began confirming deliveries, one fails an execution saying what to do; the service’s retry runs it; once', async () => {
+		const trigger = await activeTrigger();
+		const [subscription] = sim.control.webhooks();
+		const newKey = rotateKey(sim, trigger);
+		await bookLatest(newKey);
+		await sim.control.drainDeliveries(); // confirmed through the service, and run
+		advance(ROTATION_NOTICE_AFTER_MS);
+		sim.control.setDeliveryMode({ shuffle: true }); // the service's attempts are played below
+		const deliver = async (bookingId: string) => {
+			const [event] = sim.control.events().filter((entry) => entry.data.booking.id === bookingId);
+			const body = JSON.stringify(event);
+			return (await trigger.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), body) })).status;
+		};
+		const second = await bookLatest(newKey);
+		const statuses = [await deliver(second.id)];
+		expect(trigger.answers.at(-1)?.error).toMatch(/API key changed.*Unpublish and publish the workflow/);
+		advance(60_000);
+		statuses.push(await deliver(second.id)); // the service's retry
+		const third = await bookLatest(newKey);
+		statuses.push(await deliver(third.id));
+
+		expect(statuses).toEqual([500, 200, 200]);
+		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.created', 'booking.created']);
+	});
+
+	it(`is remembered for the last ${SECRETS_KEPT} subscriptions`, () => {
+		for (let index = 0; index < SECRETS_KEPT + 100; index++) rotationNoticeDue(`subscription-${index}`, 0);
+		expect(rotationsSeen.size).toBe(SECRETS_KEPT);
+	});
 });
