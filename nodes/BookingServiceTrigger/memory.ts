@@ -1,8 +1,8 @@
-// Everything the trigger keeps in this process's memory, each part bounded. None of it goes to static data: n8n 2.20+
-// drops what webhook() writes when it starts an execution, and a write could put back a record main replaced meanwhile
-// (queue mode). So all of it is per process and lost on a restart.
+// Everything the trigger keeps in this process's memory, each part bounded (budget.ts holds what unverified work may
+// cost). None of it goes to static data: n8n 2.20+ drops what webhook() writes when it starts an execution, and a
+// write could put back a record main replaced meanwhile (queue mode). So all of it is per process, lost on a restart.
 import { createHash } from 'crypto';
-import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
 import type { StoredSubscription } from './records';
@@ -134,94 +134,6 @@ export class SecretMemory {
 	}
 }
 
-export interface BudgetLimits {
-	burst: number;
-	perSecond: number;
-}
-
-/** Tokens refilled at a rate up to a burst; a clock set back refills nothing. */
-export class TokenBucket {
-	readonly #limits: BudgetLimits;
-	#tokens: number;
-	#updatedMs = Number.NaN;
-
-	constructor(limits: BudgetLimits) {
-		this.#limits = limits;
-		this.#tokens = limits.burst;
-	}
-
-	available(nowMs: number): number {
-		const elapsedMs = Number.isNaN(this.#updatedMs) ? 0 : Math.max(0, nowMs - this.#updatedMs);
-		this.#tokens = Math.min(this.#limits.burst, this.#tokens + (elapsedMs / 1000) * this.#limits.perSecond);
-		this.#updatedMs = nowMs;
-		return this.#tokens;
-	}
-
-	take(nowMs: number): boolean {
-		return this.available(nowMs) >= 1 && this.#tokens-- >= 1;
-	}
-}
-
-/** The process's bucket bounds a flood spread over any number of triggers; a third each for one trigger. */
-export const PROCESS_BUDGET: BudgetLimits = { burst: 100, perSecond: 10 };
-export const TRIGGER_BUDGET: BudgetLimits = { burst: 30, perSecond: 3 };
-
-/**
- * Tokens for work done for a request not yet verified: a credential read (n8n decrypts it) or a look-up at the
- * service. Each trigger's share (the last 1,000 triggers') keeps a flood at one URL from starving the others.
- */
-export class WorkBudget {
-	readonly #process: TokenBucket;
-	readonly #shares = new Map<string, TokenBucket>();
-	readonly #perTrigger: BudgetLimits;
-
-	constructor(processLimits: BudgetLimits = PROCESS_BUDGET, perTrigger: BudgetLimits = TRIGGER_BUDGET) {
-		this.#process = new TokenBucket(processLimits);
-		this.#perTrigger = perTrigger;
-	}
-
-	take(scope: string, nowMs: number): boolean {
-		const share = this.#shares.get(scope) ?? new TokenBucket(this.#perTrigger);
-		setAsNewest(this.#shares, scope, share, 1_000);
-		if (share.available(nowMs) < 1 || this.#process.available(nowMs) < 1) return false;
-		return share.take(nowMs) && this.#process.take(nowMs);
-	}
-
-	get sharesTracked(): number {
-		return this.#shares.size;
-	}
-}
-
-/** How long a trigger's listing of the last changes serves (serviceCheck.confirmFromListing); the triggers kept. */
-export const LISTING_REFRESH_MS = 10_000;
-export const LISTINGS_KEPT = 32;
-/** Listings read per process beyond each trigger's one per LISTING_REFRESH_MS: many flooded triggers at once. */
-export const LISTING_BUDGET: BudgetLimits = { burst: 20, perSecond: 2 };
-
-/** Per trigger, the bookings the service listed as changed last, by id; undefined when the listing failed. */
-export class ChangeListings {
-	readonly #byScope = new Map<string, { takenMs: number; listing: Promise<Map<string, IDataObject> | undefined> }>();
-	readonly #budget = new TokenBucket(LISTING_BUDGET);
-
-	async read(scope: string, nowMs: number, list: () => Promise<IDataObject[]>) {
-		let entry = this.#byScope.get(scope);
-		const stale = entry === undefined || nowMs - entry.takenMs >= LISTING_REFRESH_MS || nowMs < entry.takenMs;
-		if (stale && this.#budget.take(nowMs)) {
-			const listing = list().then(
-				(bookings) => new Map(bookings.map((booking) => [String(booking.id), booking])),
-				() => undefined,
-			);
-			entry = { takenMs: nowMs, listing };
-			setAsNewest(this.#byScope, scope, entry, LISTINGS_KEPT);
-		}
-		return await entry?.listing;
-	}
-
-	get size(): number {
-		return this.#byScope.size;
-	}
-}
-
 /** After a rotation, how long deliveries are confirmed through the service before the builder is told (once). */
 export const ROTATION_NOTICE_AFTER_MS = 60 * 60_000;
 /** Per trigger and subscription: when a checked delivery was first seen, or 'told'; the last SECRETS_KEPT. */
@@ -275,8 +187,6 @@ export class RecentActivations {
 
 export const runMemory = new RunMemory();
 export const secretMemory = new SecretMemory();
-export const workBudget = new WorkBudget();
 export const recentActivations = new RecentActivations();
 /** Per trigger, subscriptions whose DELETE failed (records.ts): n8n throws a test listen's static data away. */
 export const leftUndeleted = new Map<string, unknown[]>();
-export const changeListings = new ChangeListings();

@@ -4,20 +4,24 @@ import { inspect } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { storeUndeleted } from '../../nodes/BookingServiceTrigger/records.ts';
 import {
 	ChangeListings,
-	factOf,
-	KEY_CHANGE_TTL_MS,
 	LISTING_BUDGET,
 	LISTING_REFRESH_MS,
 	LISTINGS_KEPT,
+	TokenBucket,
+	WorkBudget,
+} from '../../nodes/BookingServiceTrigger/budget.ts';
+import {
+	factOf,
+	KEY_CHANGE_TTL_MS,
+	leftUndeleted,
 	MAX_RUN_RECORDS,
 	OPENED_SECRET_TTL_MS,
 	RecentActivations,
 	RunMemory,
 	SecretMemory,
-	TokenBucket,
-	WorkBudget,
 } from '../../nodes/BookingServiceTrigger/memory.ts';
 
 const made = '2026-03-01T09:00:00.000Z';
@@ -264,5 +268,15 @@ describe('RecentActivations: n8n’s clean-up after a failed activation', () => 
 		for (let index = 0; index < 5_000; index++) recent.started(`wf${index}`, 0);
 		expect(recent.of('wf0', 'n', 1).failed).toBe(false);
 		expect(recent.of('wf4999', 'n', 1).failed).toBe(true);
+	});
+});
+
+describe('subscriptions whose DELETE failed, kept in memory as well (a test listen’s static data is not kept)', () => {
+	it('holds the records of the last 1,000 triggers, and forgets a trigger once nothing is left', () => {
+		const record = (index: number) => ({ id: index.toString(16).padStart(24, '0'), workflowId: `wf${index}`, nodeId: 'n', instanceId: 'i', baseUrl: 'b', accountId: 'a', sealedSecret: 's' });
+		for (let index = 0; index < 1_100; index++) storeUndeleted({}, record(index), [record(index)]);
+		expect(leftUndeleted.size).toBe(1_000);
+		storeUndeleted({}, record(1_099), []);
+		expect(leftUndeleted.size).toBe(999);
 	});
 });
