@@ -12,7 +12,6 @@ import { N8N_VERSION, packPackage, REPO_ROOT } from '../n8n/install.ts';
 import { startN8n, type N8nInstance } from '../n8n/instance.ts';
 import { startLocalRegistry, type LocalRegistry } from '../n8n/local-registry.ts';
 import {
-	NPM_REGISTRY_HOST,
 	proxyEnvironment,
 	proxyNpmrc,
 	startRegistryProxy,
@@ -64,36 +63,44 @@ const nodesFolder = () => join(n8n.userFolder, '.n8n', 'nodes');
 /** What the Community Nodes panel lists. */
 const listed = async () => await n8n.rest<InstalledPackage[]>('GET', '/community-packages');
 
-beforeAll(async () => {
-	folder = mkdtempSync(join(tmpdir(), 'community-install-'));
-	const current = packPackage(REPO_ROOT, folder);
-	const newer = newerBuildOf(current.file, folder);
-	tarballs = { current: current.file, newer: newer.file, version: current.version, newerVersion: newer.version };
-	const logs = join(REPO_ROOT, '.cache', 'e2e');
-	registry = await startLocalRegistry({ logFile: join(logs, `community-install-${N8N_VERSION}-verdaccio.log`) });
-	registry.publish(tarballs.current);
-	proxy = await startRegistryProxy(registry.port);
-	simulator = await startSimulator({ allowInsecureWebhookTargets: true });
-	const userFolder = join(folder, 'n8n');
-	const npmCache = join(folder, 'npm-cache');
-	mkdirSync(join(userFolder, '.n8n', 'nodes'), { recursive: true });
-	writeFileSync(join(userFolder, '.n8n', 'nodes', '.npmrc'), proxyNpmrc(proxy, npmCache));
-	n8n = await startN8n({
-		userFolder,
-		logFile: join(logs, `community-install-${N8N_VERSION}.log`),
-		env: proxyEnvironment(proxy, npmCache),
+/**
+ * n8n's installer is the same code on 2.41.1 and 1.123.81 (and 2.16.1 between them); the test runs on those two to
+ * keep the e2e runs' time down (it starts an n8n of its own: about a minute).
+ */
+const PANEL_TESTED_ON = ['2.41.1', '1.123.81'];
+
+const TITLE = `Settings → Community Nodes in n8n ${N8N_VERSION}, from a local registry under npm's name`;
+
+describe.runIf(PANEL_TESTED_ON.includes(N8N_VERSION))(TITLE, () => {
+	beforeAll(async () => {
+		folder = mkdtempSync(join(tmpdir(), 'community-install-'));
+		const current = packPackage(REPO_ROOT, folder);
+		const newer = newerBuildOf(current.file, folder);
+		tarballs = { current: current.file, newer: newer.file, version: current.version, newerVersion: newer.version };
+		const logs = join(REPO_ROOT, '.cache', 'e2e');
+		registry = await startLocalRegistry({ logFile: join(logs, `community-install-${N8N_VERSION}-verdaccio.log`) });
+		registry.publish(tarballs.current);
+		proxy = await startRegistryProxy(registry.port);
+		simulator = await startSimulator({ allowInsecureWebhookTargets: true });
+		const userFolder = join(folder, 'n8n');
+		const npmCache = join(folder, 'npm-cache');
+		mkdirSync(join(userFolder, '.n8n', 'nodes'), { recursive: true });
+		writeFileSync(join(userFolder, '.n8n', 'nodes', '.npmrc'), proxyNpmrc(proxy, npmCache));
+		n8n = await startN8n({
+			userFolder,
+			logFile: join(logs, `community-install-${N8N_VERSION}.log`),
+			env: proxyEnvironment(proxy, npmCache),
+		});
+	}, 240_000);
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await simulator?.close();
+		await proxy?.stop();
+		await registry?.stop();
+		if (folder) rmSync(folder, { recursive: true, force: true });
 	});
-}, 240_000);
 
-afterAll(async () => {
-	await n8n?.stop();
-	await simulator?.close();
-	await proxy?.stop();
-	await registry?.stop();
-	if (folder) rmSync(folder, { recursive: true, force: true });
-});
-
-describe(`Settings → Community Nodes in n8n ${N8N_VERSION}, from a local registry under npm's name`, () => {
 	it('installs the package: its three nodes and the credential load, and nothing else lands beside it', async () => {
 		expect(await listed()).toEqual([]);
 
@@ -110,9 +117,8 @@ describe(`Settings → Community Nodes in n8n ${N8N_VERSION}, from a local regis
 		// Only this package: no n8n-workflow (a peer, which n8n provides), no tree of its dependencies.
 		expect(readdirSync(join(nodesFolder(), 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([PACKAGE]);
 		expect(existsSync(join(nodesFolder(), 'node_modules', PACKAGE, 'node_modules'))).toBe(false);
-		// It came from the local registry, through the proxy, and n8n reached for nothing but npm's name.
+		// It came from the local registry, through the proxy.
 		expect(proxy.forwarded).toContainEqual(expect.stringMatching(new RegExp(`/${PACKAGE}-${tarballs.version}\\.tgz$`)));
-		expect(proxy.refused.filter((target) => target.includes(NPM_REGISTRY_HOST))).toEqual([]);
 	});
 
 	it('runs a workflow with the installed action node against the service', async () => {
