@@ -117,7 +117,8 @@ describe.runIf(PANEL_TESTED_ON.includes(N8N_VERSION))(TITLE, () => {
 		// Only this package: no n8n-workflow (a peer, which n8n provides), no tree of its dependencies.
 		expect(readdirSync(join(nodesFolder(), 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([PACKAGE]);
 		expect(existsSync(join(nodesFolder(), 'node_modules', PACKAGE, 'node_modules'))).toBe(false);
-		// It came from the local registry, through the proxy.
+		// It came from the local registry, through the proxy: n8n's own check that the version exists, then npm's fetch.
+		expect(proxy.forwarded).toContain(`GET /${PACKAGE}/latest`);
 		expect(proxy.forwarded).toContainEqual(expect.stringMatching(new RegExp(`/${PACKAGE}-${tarballs.version}\\.tgz$`)));
 	});
 

@@ -5,9 +5,11 @@
 // verdaccio 6.10.4 needs Node >= 22 (it runs on the project's Node 24) and the override node-fetch 2.7.0 (its
 // `node-fetch@cjs` tag is missing from the registry mirror used here).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findNode24, findNpmCli, npmEnv, REPO_ROOT } from './install.ts';
 import { freePort, spawnProcessGroup } from './process.ts';
@@ -21,6 +23,11 @@ const CACHE_PACKAGE_JSON = {
 	dependencies: { verdaccio: VERDACCIO_VERSION },
 	overrides: { 'node-fetch': '2.7.0' },
 };
+/**
+ * The lockfile of a known-good install, so that every run gets the same 321 packages. To refresh it after changing
+ * the version: `npm install --package-lock-only --ignore-scripts` in a folder holding CACHE_PACKAGE_JSON, copied here.
+ */
+const PINNED_LOCKFILE = join(dirname(fileURLToPath(import.meta.url)), 'verdaccio-lock.json');
 const VERDACCIO_BIN = join(CACHE_DIR, 'node_modules', 'verdaccio', 'bin', 'verdaccio');
 const MARKER = join(CACHE_DIR, '.installed');
 
@@ -35,15 +42,17 @@ export interface LocalRegistry {
 
 /** Installs verdaccio into .cache/verdaccio once (about 25 s, 65 MB); later calls return at once. */
 export function ensureVerdaccioInstalled(): string {
-	const wanted = JSON.stringify(CACHE_PACKAGE_JSON);
+	const lockfile = readFileSync(PINNED_LOCKFILE, 'utf8');
+	const wanted = createHash('sha256').update(JSON.stringify(CACHE_PACKAGE_JSON)).update(lockfile).digest('hex');
 	if (existsSync(VERDACCIO_BIN) && existsSync(MARKER) && readFileSync(MARKER, 'utf8') === wanted) return VERDACCIO_BIN;
 	mkdirSync(CACHE_DIR, { recursive: true });
 	writeFileSync(join(CACHE_DIR, 'package.json'), `${JSON.stringify(CACHE_PACKAGE_JSON, null, 2)}\n`);
+	writeFileSync(join(CACHE_DIR, 'package-lock.json'), lockfile);
 	const node = findNode24();
 	// No install scripts: verdaccio needs none, and none of its dependencies' optional native builds.
 	const install = spawnSync(
 		node.nodeBin,
-		[findNpmCli(), 'install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'],
+		[findNpmCli(), 'ci', '--no-audit', '--no-fund', '--ignore-scripts'],
 		{ cwd: CACHE_DIR, env: npmEnv(node), encoding: 'utf8', timeout: 5 * 60_000 },
 	);
 	if (install.status !== 0 || !existsSync(VERDACCIO_BIN)) {
