@@ -236,13 +236,16 @@ export function findNode24(): NodeBinary {
  * and headers, fetched once into .cache/node-headers), else the project's Node 24.
  */
 export function nodeForN8n(): NodeBinary {
-	const node24 = findNode24();
-	if (PROFILE.node === undefined) return node24;
-	const root = nodePlatformPackage(node24, PROFILE.node);
+	return PROFILE.node === undefined ? findNode24() : nodeOfVersion(PROFILE.node);
+}
+
+/** A Node binary of exactly `version` (its `node-<platform>-<arch>` package, fetched once into .cache/node-headers). */
+export function nodeOfVersion(version: string): NodeBinary {
+	const root = nodePlatformPackage(findNode24(), version);
 	const nodeBin = join(root, 'bin', 'node');
 	const probe = spawnSync(nodeBin, ['-p', 'process.versions.modules'], { encoding: 'utf8', timeout: 30_000 });
-	if (probe.status !== 0) throw new Error(`Node ${PROFILE.node} in ${root} does not run: ${probe.stderr}`);
-	return { nodeBin, version: PROFILE.node, abi: probe.stdout.trim() };
+	if (probe.status !== 0) throw new Error(`Node ${version} in ${root} does not run: ${probe.stderr}`);
+	return { nodeBin, version, abi: probe.stdout.trim() };
 }
 
 /**
@@ -376,6 +379,30 @@ export function findNpmCli(): string {
 		if (existsSync(candidate)) return realpathSync(candidate);
 	}
 	throw new Error('npm not found on PATH');
+}
+
+/**
+ * `npm pack` of the package in `packageDir` into `destination`, without scripts (the caller has built it); returns the
+ * tarball's path, and the name, version and files npm packed.
+ */
+export function packPackage(
+	packageDir: string,
+	destination: string,
+): { file: string; name: string; version: string; files: string[] } {
+	const node = findNode24();
+	const pack = spawnSync(
+		node.nodeBin,
+		[findNpmCli(), 'pack', '--json', '--ignore-scripts', `--pack-destination=${destination}`],
+		{ cwd: packageDir, env: npmEnv(node), encoding: 'utf8', timeout: 120_000 },
+	);
+	if (pack.status !== 0) throw new Error(`npm pack failed in ${packageDir}:\n${pack.stderr}`);
+	const [{ name, version, filename, files }] = JSON.parse(pack.stdout) as Array<{
+		name: string;
+		version: string;
+		filename: string;
+		files: Array<{ path: string }>;
+	}>;
+	return { file: join(destination, filename), name, version, files: files.map((entry) => entry.path) };
 }
 
 async function runNpmInstall(node: NodeBinary, headersDir: string, deadline: number): Promise<void> {

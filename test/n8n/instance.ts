@@ -29,6 +29,7 @@ import {
 	N8N_HARNESS,
 	N8N_SCHEDULER,
 	npmEnv,
+	packPackage,
 	tail,
 } from './install.ts';
 
@@ -37,8 +38,11 @@ const ENCRYPTION_KEY = 'n8n-nodes-booking-service-local-test-key';
 const LOOPBACK = '127.0.0.1';
 
 export interface StartN8nOptions {
-	/** Folder of the package to install: the repository root, built (`dist/` present). */
-	packageDir: string;
+	/**
+	 * Folder of the package to install: the repository root, built (`dist/` present). Without it n8n starts with no
+	 * community package, for a test that installs one through n8n itself.
+	 */
+	packageDir?: string;
 	/** N8N_USER_FOLDER to use. Default: a new temporary folder, removed by stop(). A given folder is kept. */
 	userFolder?: string;
 	/** Extra environment for n8n (wins over the defaults here). */
@@ -80,26 +84,13 @@ export function installPackageInto(userFolder: string, packageDir: string): { na
 	const node = findNode24();
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
-	// --ignore-scripts: the caller has built the package; prepack/prepare hooks must not build it again here.
-	const pack = spawnSync(
-		node.nodeBin,
-		[findNpmCli(), 'pack', '--json', '--ignore-scripts', `--pack-destination=${nodesDir}`],
-		{ cwd: packageDir, env: npmEnv(node), encoding: 'utf8', timeout: 120_000 },
-	);
-	if (pack.status !== 0) throw new Error(`npm pack failed in ${packageDir}:\n${pack.stderr}`);
-	const [{ name, version, filename, files }] = JSON.parse(pack.stdout) as Array<{
-		name: string;
-		version: string;
-		filename: string;
-		files: Array<{ path: string }>;
-	}>;
-	if (!files.some((file) => file.path.startsWith('dist/'))) {
+	const { file: tarball, name, version, files } = packPackage(packageDir, nodesDir);
+	if (!files.some((file) => file.startsWith('dist/'))) {
 		throw new Error(`the package in ${packageDir} has no dist/: run \`npm run build\` first`);
 	}
 	const target = join(nodesDir, 'node_modules', name);
 	rmSync(target, { recursive: true, force: true });
 	mkdirSync(target, { recursive: true });
-	const tarball = join(nodesDir, filename);
 	const untar = spawnSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], { encoding: 'utf8' });
 	rmSync(tarball, { force: true });
 	if (untar.status !== 0) throw new Error(`could not unpack ${tarball}: ${untar.stderr}`);
@@ -182,7 +173,7 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nInstance> {
 	const ownsUserFolder = options.userFolder === undefined;
 	const userFolder = options.userFolder ?? mkdtempSync(join(tmpdir(), 'n8n-booking-'));
 	try {
-		installPackageInto(userFolder, options.packageDir);
+		if (options.packageDir) installPackageInto(userFolder, options.packageDir);
 	} catch (error) {
 		if (ownsUserFolder) rmSync(userFolder, { recursive: true, force: true });
 		throw error;
