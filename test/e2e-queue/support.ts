@@ -2,6 +2,7 @@
 // simulator shows it), and counting executions and what ran after Remove Duplicates.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Execution, N8nClient, WorkflowInput } from '../n8n/client.ts';
 import type { Simulator } from '../simulator/index.ts';
 import { signFromScratch, syntheticEvent } from '../trigger/support.ts';
@@ -103,6 +104,29 @@ export const eventId = () => `evt_${randomUUID().replaceAll('-', '').slice(0, 24
 export async function executionsOf(client: N8nClient, workflowId: string, expected: number): Promise<Execution[]> {
 	if (expected > 0) await client.waitForExecutions(workflowId, expected, EXECUTIONS_LIMIT_MS);
 	return await client.listExecutions(workflowId);
+}
+
+/**
+ * Every execution of the workflow once each of `eventIds` has a finished one (bounded wait). A count taken when the
+ * deliveries are answered can miss the last: n8n 1.x answers a trigger "on received" before it records the execution.
+ */
+export async function executionsOfEvents(client: N8nClient, workflowId: string, eventIds: Iterable<string>): Promise<Execution[]> {
+	const wanted = new Set(eventIds);
+	const deadline = Date.now() + EXECUTIONS_LIMIT_MS;
+	for (;;) {
+		const executions = await client.listExecutions(workflowId);
+		// A queued execution holds the trigger's item only in its stack: its event shows once it has run.
+		const ran = new Set(executions.filter((execution) => execution.stoppedAt).map(eventIdOf));
+		const missing = [...wanted].filter((id) => !ran.has(id));
+		if (missing.length === 0) return executions;
+		if (Date.now() > deadline) {
+			const unfinished = executions.filter((execution) => !execution.stoppedAt).length;
+			throw new Error(
+				`workflow ${workflowId}: ${missing.length} of ${wanted.size} acknowledged events have no finished execution after ${EXECUTIONS_LIMIT_MS} ms (${missing.slice(0, 3).join(', ')}); ${unfinished} executions recorded but unfinished`,
+			);
+		}
+		await sleep(200);
+	}
 }
 
 export function eventIdOf(execution: Execution): string {

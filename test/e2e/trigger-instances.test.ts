@@ -87,7 +87,7 @@ async function book(): Promise<string> {
 /** The booking ids each finished execution carried, once at least `count` have finished. */
 async function bookingsRun(instance: N8nInstance, count: number): Promise<string[]> {
 	await instance.waitForExecutions(workflowId, count, EXECUTIONS_LIMIT_MS);
-	await sleep(1_000); // anything beyond `count` would be recorded by now: the trigger answers on receipt
+	await sleep(1_000); // a run beyond `count` would be recorded by now: n8n records it just after its answer (1.x) or before it
 	return (await instance.listExecutions(workflowId)).map((execution) => {
 		const item = triggerItemOf(execution);
 		return (item?.booking as Booking | undefined)?.id ?? 'none';

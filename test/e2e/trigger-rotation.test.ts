@@ -64,7 +64,7 @@ async function book(apiKey: string): Promise<string> {
 /** How many finished executions carried each booking, once `count` executions have finished. */
 async function runsPerBooking(count: number): Promise<Record<string, number>> {
 	const executions = await n8n.waitForExecutions(workflowId, count, EXECUTIONS_LIMIT_MS);
-	await sleep(1_000); // anything beyond `count` would have been recorded by now: the trigger answers on receipt
+	await sleep(1_000); // a run beyond `count` would be recorded by now: n8n records it just after its answer (1.x) or before it
 	const runs: Record<string, number> = {};
 	for (const execution of await n8n.listExecutions(workflowId)) {
 		const item = triggerItemOf(execution);
