@@ -7,7 +7,7 @@ import { parseDateTime } from '../shared/time';
 import type { Booking } from '../shared/booking';
 import { listAllPages } from '../shared/paging';
 import type { PollState } from './changes';
-import { emptyState } from './changes';
+import { emptyState, MAX_AHEAD_MS } from './changes';
 import type { KnownBookings } from './known';
 import { MAX_IN_FLIGHT, MAX_IN_OVERLAP, MAX_UPCOMING, OVERLAP_MS, remember, time, trimKnown } from './known';
 
@@ -28,19 +28,14 @@ const newestChange = async (context: IPollFunctions, deadline: number | undefine
 	(await listBookings(context, { sort: '-updatedAt' }, 1, deadline))[0];
 
 /**
- * Held and awaiting-payment bookings changed since `updatedSince` (null: all): the listing leaves them out, so each
- * poll asks for them, and a payment is told as a creation however many other bookings change before it.
+ * Bookings held or awaiting payment at activation (the listing leaves them out): remembered, so that a payment is told
+ * as a creation. One made later is told by its own creation time.
  */
-export async function listInFlight(
-	context: IPollFunctions,
-	updatedSince: string | null,
-	deadline: number | undefined,
-): Promise<Booking[]> {
-	const since = updatedSince === null ? {} : { updatedSince };
+async function listInFlight(context: IPollFunctions, deadline: number | undefined): Promise<Booking[]> {
 	const inFlight: Booking[] = [];
 	// One after the other: a failure leaves no request of this poll still running.
 	for (const status of IN_FLIGHT_STATUSES) {
-		inFlight.push(...(await listBookings(context, { status, ...since }, MAX_IN_FLIGHT, deadline)));
+		inFlight.push(...(await listBookings(context, { status }, MAX_IN_FLIGHT, deadline)));
 	}
 	return inFlight;
 }
@@ -71,10 +66,11 @@ export async function startingState(
 		MAX_UPCOMING,
 		deadline,
 	);
-	const inFlight = await listInFlight(context, null, deadline);
+	const inFlight = await listInFlight(context, deadline);
 
 	let state: PollState;
 	let recentlyChanged: Booking[] = [];
+	let newestMs = Number.NaN;
 	if (startFromIso !== undefined) {
 		state = emptyState(startFromIso, startFromIso);
 	} else {
@@ -83,8 +79,12 @@ export async function startingState(
 			// An account without bookings: everything that appears from now on is new.
 			state = emptyState(null, new Date(0).toISOString());
 		} else {
-			state = emptyState(newest.updatedAt, newest.updatedAt);
-			const overlapStart = new Date(time(newest.updatedAt) - OVERLAP_MS).toISOString();
+			// Never ahead of n8n's clock by more than MAX_AHEAD_MS: a change stamped later is read again, not a start.
+			const positionMs = Math.min(time(newest.updatedAt), Date.now() + MAX_AHEAD_MS);
+			const position = positionMs < time(newest.updatedAt) ? new Date(positionMs).toISOString() : newest.updatedAt;
+			state = emptyState(position, position);
+			newestMs = time(newest.updatedAt);
+			const overlapStart = new Date(positionMs - OVERLAP_MS).toISOString();
 			recentlyChanged = await listBookings(
 				context,
 				{ sort: '-updatedAt', updatedSince: overlapStart },
@@ -103,7 +103,7 @@ export async function startingState(
 		if (startFromIso === undefined || time(booking.updatedAt) < sinceMs) remember(known, booking);
 	}
 	for (const booking of recentlyChanged.reverse()) {
-		if (time(booking.updatedAt) <= cursorMs) remember(known, booking);
+		if (time(booking.updatedAt) <= (Number.isNaN(newestMs) ? cursorMs : newestMs)) remember(known, booking);
 	}
 	return { ...state, known: trimKnown(known, cursorMs) };
 }

@@ -64,6 +64,12 @@ export function updatedSinceFor(state: PollState): string | null {
 export const SETTLE_SLACK_MS = 60_000;
 
 /**
+ * How far the position may run ahead of n8n's clock when the scan read it: a change the service stamped further ahead
+ * is read again until n8n's clock catches up, and hides nothing stamped after it.
+ */
+export const MAX_AHEAD_MS = 60_000;
+
+/**
  * After a scan is done. A change stamped up to the newest one a scan saw is committed at most an overlap after that
  * read; a later scan that began an overlap (and a slack) after it read them all, so everything up to that newest change
  * has settled: the next scan starts there, and what was kept only for reading the overlap again goes. Without this, a
@@ -100,7 +106,11 @@ function withKnown(state: PollState, known: KnownBookings, rereads?: (updatedMs:
 	const before = time(state.forgotten);
 	const newest = Math.max(Number.isNaN(before) ? Number.NEGATIVE_INFINITY : before, trimmed.newestForgottenMs);
 	const forgotten = Number.isFinite(newest) ? new Date(newest).toISOString() : (state.forgotten ?? null);
-	return { ...state, known: trimmed.known, forgotten };
+	const next = { ...state, known: trimmed.known, forgotten };
+	// More to read again than is kept: the next reading starts after what was let go, so none of it is read as new.
+	const cutMs = trimmed.rereadCutMs + 1;
+	if (Number.isFinite(cutMs) && !(cutMs <= time(state.settledTo))) next.settledTo = new Date(cutMs).toISOString();
+	return next;
 }
 
 const BY_STATUS: Record<string, PolledEvent> = {
@@ -110,8 +120,8 @@ const BY_STATUS: Record<string, PolledEvent> = {
 };
 
 // With a remembered state: a new status says it (first confirmed = created), else new times = rescheduled, else
-// updated. Without: a status says itself (unless cancelled before, see below), and a confirmed booking created since
-// the trigger started is created (held or awaiting payment until now) unless it may have been let go; else updated.
+// updated. Without: a status says itself (unless cancelled before, see below), and a confirmed booking made since the
+// trigger started is created when the booking shows it cannot have been seen confirmed and let go (isFirstSight).
 export function classify(
 	previous: BookingState | undefined,
 	booking: ListedBooking,
@@ -126,9 +136,8 @@ export function classify(
 			return { type: 'booking.updated' };
 		}
 		if (BY_STATUS[booking.status]) return { type: BY_STATUS[booking.status] };
-		const createdMs = time(booking.createdAt);
-		const firstSeen = !Number.isNaN(sinceMs) && createdMs >= sinceMs && !(createdMs <= forgottenMs);
-		return { type: booking.status === 'confirmed' && firstSeen ? 'booking.created' : 'booking.updated' };
+		const madeSince = !Number.isNaN(sinceMs) && time(booking.createdAt) >= sinceMs;
+		return { type: booking.status === 'confirmed' && madeSince && isFirstSight(booking) ? 'booking.created' : 'booking.updated' };
 	}
 	if (previous.status !== booking.status) {
 		if (BY_STATUS[booking.status]) return { type: BY_STATUS[booking.status] };
@@ -144,6 +153,16 @@ export function classify(
 		};
 	}
 	return { type: 'booking.updated' };
+}
+
+/**
+ * Whether a confirmed booking the trigger does not remember is one it never saw confirmed: the trigger keeps every
+ * confirmed booking until its start has passed, so one unchanged since it was made, or changed before its start, was
+ * not let go (but beyond MAX_UPCOMING upcoming bookings).
+ */
+function isFirstSight(booking: ListedBooking): boolean {
+	const updatedMs = time(booking.updatedAt);
+	return time(booking.createdAt) === updatedMs || time(booking.start) > updatedMs;
 }
 
 export function eventFor<B extends ListedBooking>(
@@ -170,21 +189,12 @@ export function pollEventId(booking: ListedBooking, type: PolledEvent): string {
 	return `evt_poll_${digest.slice(0, 24)}`;
 }
 
-/** Bookings held or awaiting payment, listed apart: remembered (their payment will be a creation), never reported. */
-export function rememberInFlight(state: PollState, bookings: ListedBooking[]): PollState {
-	const known = { ...state.known };
-	for (const booking of bookings) {
-		const previous = recall(known, booking.id);
-		if (previous === undefined || !isSameState(previous, booking)) remember(known, booking);
-	}
-	return { ...state, known };
-}
-
 /** Every change updates the state, whether or not its event is emitted (the caller filters). */
 export function detectChanges<B extends ListedBooking>(
 	state: PollState,
 	bookings: B[],
 	rereads?: (updatedMs: number) => boolean,
+	reachMs = Number.POSITIVE_INFINITY,
 ): { events: Array<BookingEvent<B>>; state: PollState } {
 	const known = { ...state.known };
 	const sinceMs = time(state.since);
@@ -203,7 +213,9 @@ export function detectChanges<B extends ListedBooking>(
 		// activation): known from now on, but no change to report.
 		if (previous === undefined && time(booking.updatedAt) < sinceMs) continue;
 		events.push(eventFor(booking, previous, sinceMs, forgottenMs));
-		if (Number.isNaN(cursorMs) || time(booking.updatedAt) > cursorMs) cursorMs = time(booking.updatedAt);
+		// Never past `reachMs` (see MAX_AHEAD_MS), and never back.
+		const positionMs = Math.min(time(booking.updatedAt), reachMs);
+		if (Number.isNaN(cursorMs) || positionMs > cursorMs) cursorMs = positionMs;
 	}
 
 	const cursor = Number.isNaN(cursorMs) ? state.cursor : new Date(cursorMs).toISOString();

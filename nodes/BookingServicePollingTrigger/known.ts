@@ -7,7 +7,10 @@ export const OVERLAP_MS = 2 * 60_000;
 export const MAX_IN_FLIGHT = 10_000;
 /** Confirmed bookings that have not started yet (by the service's clock), kept so any of them can be rescheduled. */
 export const MAX_UPCOMING = 20_000;
-/** Bookings changed inside the overlap, all kept; beyond this many in two minutes the oldest may repeat. */
+/**
+ * Bookings the next reading lists again, kept so none is reported twice; beyond this many, the oldest are let go and
+ * the next reading starts after them (a change written late among them is then lost, never one reported twice).
+ */
 export const MAX_IN_OVERLAP = 50_000;
 /** Of all other bookings (past, cancelled, completed…), the ones that changed last: their next change is told right. */
 export const MAX_RECENT = 500;
@@ -99,30 +102,42 @@ export function isSameState(known: BookingState, booking: ListedBooking): boolea
 /**
  * Keeps what a later change needs — in flight, upcoming, changed when the next reading will list them again
  * (`rereads`; default: since the position less the overlap), and the MAX_RECENT changed last — and says the newest
- * change let go: no booking let go was made later.
+ * change let go (no booking let go was made later) and, when more than MAX_IN_OVERLAP would be listed again, the
+ * newest change among those let go of them: the next reading must start after it (`rereadCutMs`).
  */
 export function trimKnownTracking(
 	known: KnownBookings,
 	cursorMs: number,
 	rereads: (updatedMs: number) => boolean = (updatedMs) => !(updatedMs < cursorMs - OVERLAP_MS),
-): { known: KnownBookings; newestForgottenMs: number } {
+): { known: KnownBookings; newestForgottenMs: number; rereadCutMs: number } {
 	const nowMs = Number.isNaN(cursorMs) ? Number.NEGATIVE_INFINITY : cursorMs;
-	const counts = { inFlight: 0, upcoming: 0, overlap: 0, recent: 0 };
+	const counts = { inFlight: 0, upcoming: 0, recent: 0 };
+	// Newest first: in flight and upcoming decided, the rest listed again or not.
+	const entries = Object.entries(known)
+		.reverse()
+		.flatMap(([key, text]) => {
+			const state = decodeState(text);
+			if (state === undefined) return [];
+			const updatedMs = time(state.updatedAt);
+			const held =
+				(IN_FLIGHT.has(state.status) && counts.inFlight++ < MAX_IN_FLIGHT) ||
+				(state.status === 'confirmed' && state.startMs > nowMs && counts.upcoming++ < MAX_UPCOMING);
+			return [{ key, text, updatedMs, held, reread: !held && rereads(updatedMs) }];
+		});
+	const rereadTimes = entries.filter((entry) => entry.reread).map((entry) => entry.updatedMs);
+	// Too many to keep: the oldest go, every one stamped alike with them too, so the next reading can start after them.
+	const rereadCutMs =
+		rereadTimes.length > MAX_IN_OVERLAP
+			? rereadTimes.sort((a, b) => b - a)[MAX_IN_OVERLAP]
+			: Number.NEGATIVE_INFINITY;
 	const kept: Array<[string, string]> = [];
 	let newestForgottenMs = Number.NEGATIVE_INFINITY;
-	const entries = Object.entries(known);
-	for (let index = entries.length - 1; index >= 0; index--) {
-		const state = decodeState(entries[index][1]);
-		if (state === undefined) continue;
-		const keep =
-			(IN_FLIGHT.has(state.status) && counts.inFlight++ < MAX_IN_FLIGHT) ||
-			(state.status === 'confirmed' && state.startMs > nowMs && counts.upcoming++ < MAX_UPCOMING) ||
-			(rereads(time(state.updatedAt)) && counts.overlap++ < MAX_IN_OVERLAP) ||
-			counts.recent++ < MAX_RECENT;
-		if (keep) kept.push(entries[index]);
-		else newestForgottenMs = Math.max(newestForgottenMs, time(state.updatedAt) || nowMs);
+	for (const entry of entries) {
+		const keep = entry.held || (entry.reread && entry.updatedMs > rereadCutMs) || counts.recent++ < MAX_RECENT;
+		if (keep) kept.push([entry.key, entry.text]);
+		else newestForgottenMs = Math.max(newestForgottenMs, entry.updatedMs || nowMs);
 	}
-	return { known: Object.fromEntries(kept.reverse()), newestForgottenMs };
+	return { known: Object.fromEntries(kept.reverse()), newestForgottenMs, rereadCutMs };
 }
 
 export function trimKnown(known: KnownBookings, cursorMs: number): KnownBookings {

@@ -1,14 +1,13 @@
-// One production poll: where it starts (its own position, the one taken at activation, or a new one), what is held
-// or awaiting payment, then the scan of changed bookings — within n8n's poll budget, keeping what it finished.
+// One production poll: where it starts (its own position, the one taken at activation, or a new one), then the scan
+// of changed bookings — within n8n's poll budget, keeping what it finished.
 import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Booking } from '../shared/booking';
 import { fetchListPage } from '../shared/paging';
 import type { Page } from '../shared/paging';
-import { listInFlight, startingState } from './activation';
+import { startingState } from './activation';
 import type { BookingEvent } from './changes';
-import { rememberInFlight, updatedSinceFor } from './changes';
 import {
 	dropStartState,
 	isOwnPollState,
@@ -62,7 +61,6 @@ export async function pollChanges(
 	}
 
 	// A poll that fails before any progress throws and moves nothing: the next one asks from the same position.
-	state = rememberInFlight(state, await listInFlight(context, state.scan?.from ?? updatedSinceFor(state), deadline));
 	let slowestMs = 0;
 	const readPage = async (updatedSince: string | null, cursor: string | undefined) => {
 		// No time for another page: stop here and keep what was read (a page takes about as long as the slowest so far).

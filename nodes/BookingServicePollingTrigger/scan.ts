@@ -5,7 +5,7 @@ import { createHash } from 'crypto';
 
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
-import { afterScan, detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
+import { afterScan, detectChanges, MAX_AHEAD_MS, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
 import { OVERLAP_MS, time } from './known';
 
@@ -104,13 +104,14 @@ export async function scanChanges<B extends ListedBooking>(
 		const fromMs = time(scan.from);
 		const floorMs = time(scan.floor);
 		const newestInChunk = newest(items);
-		if (scan.topSettles === undefined && time(newestInChunk) >= time(scan.top) - OVERLAP_MS) {
+		const topMs = time(reachOf(scan));
+		if (scan.topSettles === undefined && time(newestInChunk) >= topMs - OVERLAP_MS) {
 			scan.topSettles = chunkReadFrom - (scan.readAt ?? Number.POSITIVE_INFINITY) >= OVERLAP_MS + SETTLE_SLACK_MS;
 		}
-		const topCutMs = time(scan.top) - (scan.topSettles ? 0 : OVERLAP_MS);
+		const topCutMs = topMs - (scan.topSettles ? 0 : OVERLAP_MS);
 		const rereads = (updatedMs: number) =>
 			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS && !(updatedMs < floorMs)) || updatedMs >= topCutMs;
-		const detected = detectChanges(state, items, rereads);
+		const detected = detectChanges(state, items, rereads, Number.isNaN(topMs) ? undefined : topMs);
 		scan.forgotten = latest(scan.forgotten, detected.state.forgotten);
 		state = { ...detected.state, forgotten: state.forgotten ?? null };
 		events.push(...detected.events);
@@ -227,7 +228,13 @@ function withScan(state: PollState, scan: Scan): PollState {
 	next.forgotten = latest(state.forgotten, scan.forgotten);
 	return scan.top === null || scan.readAt === undefined
 		? next
-		: afterScan(next, scan.top, scan.readAt, scan.topSettles === true);
+		: afterScan(next, reachOf(scan) ?? scan.top, scan.readAt, scan.topSettles === true);
+}
+
+/** The scan's newest change, or n8n's clock when it read it plus MAX_AHEAD_MS if the service stamped it later. */
+function reachOf(scan: Scan): string | null {
+	if (scan.top === null || scan.readAt === undefined) return scan.top;
+	return time(scan.top) > scan.readAt + MAX_AHEAD_MS ? new Date(scan.readAt + MAX_AHEAD_MS).toISOString() : scan.top;
 }
 
 function latest(a: string | null | undefined, b: string | null | undefined): string | null {

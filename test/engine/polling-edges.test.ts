@@ -2,7 +2,8 @@
  * The polling trigger at its edges — long drains, late and same-tick writes, the instants around activation — as an
  * adversarial review of issue 31 found them (R31-n in the titles). R31-1, 1b, 4 and 6 were fixed (a finished scan's
  * newest change settles only once a later scan, begun an overlap and a slack after it, has read it again: changes.ts
- * afterScan) and are plain tests now; the findings still open are `it.fails` whose assertions state what
+ * afterScan) and R31-2, 2b (a booking's kind told from its own creation time and start: changes.ts isFirstSight) are
+ * plain tests now; the findings still open are `it.fails` whose assertions state what
  * docs/polling-trigger.md promises (each passes only while the defect exists), stated in that page's known limits.
  * Attacks that held are plain `it`s (and a list at the end). Runs on the scheduler BOOKING_POLL_SCHEDULER names (memory
  * by default) unless a test picks one.
@@ -165,7 +166,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 		expect(repeated(all)).toEqual([]);
 	}, 60_000);
 
-	it.fails('R31-2: a booking made after activation and rescheduled while a backlog drains is never reported Created (only Updated)', async () => {
+	it('R31-2: a booking made after activation and rescheduled while a backlog drains is reported Created', async () => {
 		const trigger = poller(ALL_EVENTS, undefined, { scheduler });
 		await trigger.poll();
 		await later();
@@ -191,7 +192,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 		expect(ofMade).toContain('booking.created');
 	}, 120_000);
 
-	it.fails('R31-2b: a booking made awaiting payment after activation and paid while n8n was down, then moved while the backlog drains, is never reported Created', async () => {
+	it('R31-2b: a booking made awaiting payment after activation and paid while n8n was down, then moved while the backlog drains, is reported Created', async () => {
 		const trigger = poller(ALL_EVENTS, undefined, { scheduler });
 		await trigger.poll();
 		await later();
@@ -413,7 +414,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 });
 
 /*
- * Root causes as found (file:line at fa0019f; R31-1, 1b, 4 and 6 fixed since):
+ * Root causes as found (file:line at fa0019f; R31-1, 1b, 2, 2b, 4 and 6 fixed since):
  * - R31-1: scan.ts:101-104 — once the scan's own first read is 3 min old, report() keeps only changes at `top`
  *   (topCut = top), assuming the next scan starts at `top`; but withScan() (scan.ts:219) records this scan's settling
  *   only when no earlier one is pending, so the pending one settles (changes.ts:73-75) to an older time and the next
@@ -426,7 +427,8 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
  *   (changes.ts:53): a change written well within two minutes of its stamp is never listed.
  * - R31-2 / R31-2b: a booking re-stamped during a multi-poll scan is above `top` and skipped (scan.ts:151); when the scan
  *   ends, bookings let go during it raise `forgotten` (scan.ts:217) past the skipped booking's creation, so classify()
- *   (changes.ts:110-111) calls it a booking that may have been let go: Updated, never Created.
+ *   (changes.ts:110-111) calls it a booking that may have been let go: Updated, never Created. Fixed by telling it
+ *   from the booking itself: made since activation and changed before its start, it was never let go while confirmed.
  * - R31-3: pollLock.ts:8 — the lock is per workflow+node, not per activation: the new activation's poll returns null
  *   and writes no position (poll.ts:48-52 never runs); the next poll takes the position from then.
  * - R31-4: after settle() (changes.ts:74) the next updatedSince is exactly the newest change read (changes.ts:53-60);

@@ -199,7 +199,7 @@ describe.each<PollScheduler>(["memory", "durable"])(
         const { again, pagesLastPoll } = await burstThenStepBack(-1_800);
         expect(again).toEqual([]);
         // docs: a burst is kept "until the burst has settled (a poll three minutes or more after the one that read it has
-        // read it again ...)"; then "a poll with nothing new sends three requests".
+        // read it again ...)"; then "a poll with nothing new sends one request".
         expect(pagesLastPoll).toBe(1);
       },
       60_000,

@@ -92,10 +92,16 @@ describe('transitions', () => {
 		expect(types(detectChanges(state, [booking(1, 10, { createdAt: at(-500) })]))).toEqual(['booking.created']);
 	});
 
-	it('created after the trigger started but possibly seen and forgotten since: updated, never a second created', () => {
-		const forgotten = { ...started(), forgotten: at(50) };
-		expect(types(detectChanges(forgotten, [booking(1, 60, { createdAt: at(40) })]))).toEqual(['booking.updated']);
-		expect(types(detectChanges(forgotten, [booking(2, 60, { createdAt: at(55) })]))).toEqual(['booking.created']);
+	it('made after the trigger started, not remembered: created if it shows it was never let go while confirmed', () => {
+		// Others let go since (forgotten) no longer matter: the booking itself tells.
+		const state = { ...started(), forgotten: at(50) };
+		// Changed (paid, moved) before its start: kept while upcoming, so never seen confirmed before.
+		expect(types(detectChanges(state, [booking(1, 60, { createdAt: at(40) })]))).toEqual(['booking.created']);
+		// Unchanged since it was made (an import of past bookings): first seen now.
+		const past = { start: at(-7_200), end: at(-5_400) };
+		expect(types(detectChanges(state, [booking(2, 60, { ...past, createdAt: at(60) })]))).toEqual(['booking.created']);
+		// Changed after its start: it may have been reported and let go once its time passed; never a second created.
+		expect(types(detectChanges(state, [booking(3, 60, { ...past, createdAt: at(40) })]))).toEqual(['booking.updated']);
 	});
 
 	it('the newest change among bookings let go is kept in the state (no booking let go was made later)', () => {
@@ -241,6 +247,26 @@ describe('bounds', () => {
 		// 50,000 come on top only during a burst of that many changes within two minutes, until it has settled.
 		expect(bytes).toBeLessThan(1_500_000);
 		expect(MAX_IN_OVERLAP).toBe(50_000);
+	});
+
+	it('more changes to read again than MAX_IN_OVERLAP: the oldest (and all stamped alike) go, and the next reading starts after them', () => {
+		// A burst of past bookings within two minutes, 10 per millisecond: more than the overlap keeps.
+		const past = { start: at(-7_200), end: at(-5_400) };
+		const count = MAX_IN_OVERLAP + 1_000;
+		const burst = Array.from({ length: count }, (_, n) => {
+			const stamp = new Date(T0 + 60_000 + Math.floor(n / 10)).toISOString();
+			return { ...booking(n + 1, 0, past), createdAt: stamp, updatedAt: stamp };
+		});
+		const { state, events } = detectChanges(started(), burst);
+		expect(events).toHaveLength(count);
+		const kept = Object.keys(state.known).length;
+		expect(kept).toBeLessThanOrEqual(MAX_IN_OVERLAP + MAX_RECENT);
+		// The next reading starts after the newest let go, so none of them is listed (and reported) again.
+		const cutMs = T0 + 60_000 + Math.floor((count - MAX_IN_OVERLAP - 1) / 10);
+		expect(state.settledTo).toBe(new Date(cutMs + 1).toISOString());
+		expect(updatedSinceFor(state)).toBe(state.settledTo);
+		const again = burst.filter((item) => Date.parse(item.updatedAt) >= cutMs + 1);
+		expect(detectChanges(state, again).events).toEqual([]);
 	});
 
 	it('a state encodes and decodes exactly, whatever the status', () => {
