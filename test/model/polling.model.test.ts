@@ -25,7 +25,7 @@ vi.mock('n8n-workflow', async (importOriginal) => {
 });
 
 const sim = useTestSimulator({}, { beforeEachTest: 'nothing' });
-const run = modelRun({ runs: 15, seed: 35 });
+const run = modelRun({ runs: 100, seed: 35 });
 
 const BUDGETS = {
 	none: false,

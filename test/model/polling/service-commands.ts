@@ -143,6 +143,7 @@ export class Change implements Command {
 /** Caps the bursts reach past: 500 let go, 1,000 per chunk, 5,000 per poll. */
 export const BURST_BUCKETS = [
 	'1-20',
+	'201-500 (pages)',
 	'501-600 (past 500 remembered)',
 	'1001-1100 (past a chunk)',
 	'5001-5100 (past a poll)',
