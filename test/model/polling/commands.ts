@@ -25,7 +25,7 @@ const kinds = Object.keys(ALLOWED) as ChangeKind[];
  * A burst of several pages, then a poll a minute later with a fault on one of its pages (`at`: how far into them): a
  * poll has more than three listing requests only with a backlog, so faults past the third come from here.
  */
-class BurstThenFaultyPoll implements fc.AsyncCommand<Record<string, never>, PollingWorld> {
+export class BurstThenFaultyPoll implements fc.AsyncCommand<Record<string, never>, PollingWorld> {
 	readonly burst: Burst;
 	readonly fault: FaultChoice;
 	readonly at: number;
