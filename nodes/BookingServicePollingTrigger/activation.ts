@@ -94,8 +94,9 @@ export async function startingState(
 		}
 	}
 
-	// The window before the position: only what was last changed at or before it (a later change is reported). A
-	// first sync knows only what was last changed before Start From: everything since is its backlog.
+	// The window before the position: only what was last changed at or before the newest change listed (a later
+	// change is reported). A first sync knows only what was last changed before Start From: everything since is its
+	// backlog.
 	const sinceMs = time(state.since);
 	const cursorMs = time(state.cursor);
 	const known: KnownBookings = {};

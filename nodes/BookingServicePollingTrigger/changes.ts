@@ -24,8 +24,8 @@ export interface PollState {
 	since: string | null;
 	known: KnownBookings;
 	/**
-	 * The newest change among bookings no longer remembered (ISO), so an upper bound of their creation times; null
-	 * while none was let go. A booking made later was never seen, and its first confirmation is its creation.
+	 * The newest change among bookings no longer remembered (ISO); null while none was let go. A booking cancelled no
+	 * later than it may have been reported cancelled already: its next change is Updated.
 	 */
 	forgotten?: string | null;
 	/** A scan of a backlog too large for one poll, continued by the next polls. */

@@ -34,8 +34,8 @@ export interface Scan {
 	 */
 	edge: string[];
 	/**
-	 * The newest creation time let go during this scan. It counts only once the scan is done: a booking made and paid
-	 * while n8n was down is first seen late in the scan, and bookings made after it may be let go before.
+	 * The newest change let go during this scan. It counts only once the scan is done: a booking cancelled while n8n
+	 * was down is first seen late in the scan, and bookings changed after it may be let go before.
 	 */
 	forgotten?: string | null;
 	/** When the first page was read (n8n's clock, ms): the scan's newest change settles an overlap after. */
