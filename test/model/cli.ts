@@ -20,7 +20,8 @@ console.log(`model: ${values.runs} histories per model from seed ${seed}${values
 const result = spawnSync(
 	process.execPath,
 	[
-		fileURLToPath(import.meta.resolve('vitest/vitest.mjs')),
+		// vitest's command-line entry (not among the package's exports, so found by path).
+		fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url)),
 		'run',
 		'--config',
 		'test/vitest.config.ts',

@@ -17,7 +17,7 @@ export function modelRun(defaults: { runs: number; seed: number }): ModelRun {
 	const seed = Number(process.env.BOOKING_MODEL_SEED ?? defaults.seed);
 	const path = process.env.BOOKING_MODEL_PATH;
 	return {
-		parameters: { numRuns: runs, seed, ...(path ? { path } : {}), endOnFailure: false, verbose: 1 },
+		parameters: { numRuns: runs, seed, ...(path ? { path } : {}), endOnFailure: process.env.BOOKING_MODEL_NO_SHRINK !== undefined, verbose: 1 },
 		long: process.env.BOOKING_MODEL_RUNS !== undefined,
 	};
 }

@@ -162,6 +162,23 @@ export class SimulatorControl {
 		return this.#resource(completeBooking(this.#sim, this.#booking(id)));
 	}
 
+	/**
+	 * A booker books in the app (source `public`; emails and events as for the API), without an HTTP request: the
+	 * model-based tests make many bookings and must not spend the rate budget of the trigger under test.
+	 */
+	book(request: { slug: string; start: string; email: string }): Booking {
+		const eventType = this.#sim.store.eventTypeBySlug(request.slug);
+		if (eventType === undefined)
+			throw new ControlError(404, 'not_found', `No event type with slug ${request.slug}.`);
+		const startMs = parseUtcDateTime(request.start);
+		if (startMs === undefined)
+			throw new ControlError(400, 'validation_failed', 'start must be a UTC date-time ending in Z');
+		const booker = { name: 'App Booker', email: request.email, phone: null, locale: 'en' as const, timezone: 'UTC' };
+		return this.#resource(
+			createBooking(this.#sim, { eventType, startMs, booker, notes: null, notify: true, source: 'public' }),
+		);
+	}
+
 	/** The host edits the booking's notes in the app: a change with no event (only a polling client sees it). */
 	editNotes(id: string, request: { notes: string | null }): Booking {
 		if (request.notes !== null && typeof request.notes !== 'string')
@@ -473,6 +490,7 @@ const CONTROL_ROUTES: Array<[method: string, path: string, handler: ControlHandl
 	],
 	['POST', '/bookings/:id/no-show', (control, [id]) => control.noShow(id)],
 	['POST', '/bookings/:id/complete', (control, [id]) => control.complete(id)],
+	['POST', '/bookings/book', (control, _params, body) => control.book(fields(body))],
 	['POST', '/bookings/:id/notes', (control, [id], body) => control.editNotes(id, fields(body))],
 	['POST', '/bookings/:id/payment', (control, [id], body) => control.payment(id, fields(body))],
 	['POST', '/bookings/:id/cancel', (control, [id], body) => control.cancel(id, fields(body))],

@@ -54,6 +54,8 @@ export interface FaultSpec {
 	 * `{ cursor: '*' }` for the pages after a list's first.
 	 */
 	query?: Record<string, string>;
+	/** Let this many matching requests through before the fault applies (e.g. 2: a fault on the third). */
+	skip?: number;
 }
 
 export interface RateLimit {
@@ -63,6 +65,7 @@ export interface RateLimit {
 
 interface ActiveFault extends FaultSpec {
 	remaining: number;
+	toSkip: number;
 }
 
 export class Traffic {
@@ -88,7 +91,7 @@ export class Traffic {
 	}
 
 	addFault(spec: FaultSpec): void {
-		this.#faults.push({ ...spec, path: normaliseRoute(spec.path), remaining: spec.count });
+		this.#faults.push({ ...spec, path: normaliseRoute(spec.path), remaining: spec.count, toSkip: spec.skip ?? 0 });
 	}
 
 	clearFaults(): void {
@@ -96,7 +99,7 @@ export class Traffic {
 	}
 
 	get faults(): FaultSpec[] {
-		return this.#faults.map(({ remaining, ...spec }) => ({ ...spec, count: remaining }));
+		return this.#faults.map(({ remaining, toSkip, ...spec }) => ({ ...spec, count: remaining, skip: toSkip }));
 	}
 
 	/** The first pending fault for this request and phase, counted as used. */
@@ -117,6 +120,10 @@ export class Traffic {
 				),
 		);
 		if (fault === undefined) return undefined;
+		if (fault.toSkip > 0) {
+			fault.toSkip -= 1;
+			return undefined;
+		}
 		fault.remaining -= 1;
 		this.#faults = this.#faults.filter((candidate) => candidate.remaining > 0);
 		return fault;
