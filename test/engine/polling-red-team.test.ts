@@ -8,7 +8,12 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { emptyState } from '../../nodes/BookingServicePollingTrigger/changes.ts';
+import type { PollState } from '../../nodes/BookingServicePollingTrigger/changes.ts';
 import { MAX_IN_FLIGHT } from '../../nodes/BookingServicePollingTrigger/known.ts';
+import type { ListedBooking } from '../../nodes/BookingServicePollingTrigger/known.ts';
+import { DEFAULT_LIMITS, PAGE_SIZE, scanChanges } from '../../nodes/BookingServicePollingTrigger/scan.ts';
+import type { PageReader } from '../../nodes/BookingServicePollingTrigger/scan.ts';
 import { freeSlots, useTestSimulator } from '../harness/fixtures.ts';
 import { ALL_EVENTS, bookingId, kindsOf, pollingFixtures } from '../harness/polling-fixtures.ts';
 import type { PollScheduler } from '../harness/poller.ts';
@@ -225,5 +230,96 @@ describe('attacks that held (memory scheduler)', () => {
 		const moves = all.filter((item) => bookingId(item) === made.id);
 		expect(moves.map((item) => item.json.eventType)).toEqual(['booking.rescheduled']);
 		expect((moves[0].json.previous as { start: string }).start).toBe(made.start);
+	}, 60_000);
+});
+
+describe('the service clock ahead (memory scheduler)', () => {
+	// History: the service's clock runs 30 minutes ahead of n8n's, for good (a host with a wrong clock); 1,000 bookings
+	// are imported; the trigger polls every minute. The position is held a minute past n8n's clock, so every poll reads
+	// again everything the service stamped in the last 30 minutes, and keeps it: 10 minutes after the import an idle
+	// poll still sends 10 requests and the state holds the 1,000. The page says an idle poll sends one request and a
+	// burst is kept "until a poll three minutes later has read it again"; "a wrong clock at the service hides nothing"
+	// states no cost. (Low severity: more requests and state, nothing lost or repeated.)
+	it.fails('30 minutes ahead, for good: 10 minutes after an import of 1,000, an idle poll still reads them all again', async () => {
+		vi.useFakeTimers({ toFake: ['Date'] });
+		alignClocks();
+		sim.control.setClock(new Date(Date.now() + 30 * 60_000).toISOString());
+		const trigger = poller(ALL_EVENTS);
+		await trigger.poll();
+		tick(60);
+		sim.control.generateBookings({ count: 1_000 });
+		let reported = 0;
+		for (let poll = 0; poll < 10; poll++) {
+			tick(60);
+			reported += (await trigger.poll()).length;
+		}
+		expect(reported).toBe(1_000);
+		sim.control.clearRequests();
+		tick(60);
+		expect(await trigger.poll()).toEqual([]);
+		const reads = sim.control.requests().filter((request) => request.route === '/bookings');
+		expect(reads, 'requests of an idle poll').toHaveLength(1);
+		expect(trigger.storedStateBytes, 'stored state (1,000 bookings are about 48 KB)').toBeLessThan(20_000);
+	}, 60_000);
+
+});
+
+/**
+ * Pure: scanChanges over an in-memory listing (GET /bookings?updatedSince, inclusive, newest first, 100 a page), one
+ * poll a minute by n8n's clock. Through the engine the same history takes over a minute (13 polls of 5,000); measured
+ * there too: all 51,000 reported, then the next reading started at 00:31:00.008 while n8n's clock read 00:15.
+ */
+describe('the overlap cut and a burst stamped ahead (pure scan)', () => {
+	const iso = (ms: number) => new Date(ms).toISOString();
+	const listing = (bookings: ListedBooking[]): PageReader<ListedBooking> => {
+		let cached: { key: string; rows: ListedBooking[] } | undefined;
+		return async (from, cursor) => {
+			const key = `${from}|${bookings.length}`;
+			if (cached?.key !== key) {
+				const fromMs = from === null ? Number.NEGATIVE_INFINITY : Date.parse(from);
+				const rows = bookings
+					.filter((booking) => Date.parse(booking.updatedAt) >= fromMs)
+					.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || b.id.localeCompare(a.id));
+				cached = { key, rows };
+			}
+			const offset = cursor === undefined ? 0 : Number(cursor);
+			const next = offset + PAGE_SIZE;
+			return { items: cached.rows.slice(offset, next), nextCursor: next < cached.rows.length ? String(next) : null };
+		};
+	};
+	const booking = (id: string, stampMs: number): ListedBooking => ({
+		id,
+		status: 'confirmed',
+		start: iso(stampMs - 86_400_000),
+		end: iso(stampMs - 84_600_000),
+		createdAt: iso(stampMs),
+		updatedAt: iso(stampMs),
+	});
+
+	// History: an import of 51,000 bookings, all stamped 30 minutes ahead by the service (its clock is right again at
+	// once). More than MAX_IN_OVERLAP would be read again, so the trim lets the oldest go — stamped alike, all of them —
+	// and moves the next reading's start past them: 30 minutes past n8n's clock, which MAX_AHEAD_MS was meant to
+	// prevent. A booking made after the import, stamped correctly, is never listed again: lost (and for 30 minutes every
+	// booking made is). The page promises a change stamped ahead hides nothing after it; its burst limit names only
+	// changes written late into the burst.
+	it.fails('an import of 51,000 stamped 30 minutes ahead: a booking made after it is never reported', async () => {
+		const startMs = Date.parse('2026-03-02T00:00:00.000Z');
+		let nowMs = startMs;
+		const bookings: ListedBooking[] = [];
+		const read = listing(bookings);
+		let state: PollState = emptyState(iso(startMs - 60_000), iso(startMs - 60_000));
+		const reported: string[] = [];
+		const poll = async () => {
+			nowMs += 60_000;
+			const result = await scanChanges(state, read, () => false, { ...DEFAULT_LIMITS, now: () => nowMs });
+			state = result.state;
+			reported.push(...result.events.map((event) => event.booking.id));
+		};
+		for (let index = 0; index < 51_000; index++) bookings.push(booking(`import-${index}`, startMs + 30 * 60_000));
+		for (let polls = 0; polls < 14; polls++) await poll();
+		expect(new Set(reported).size).toBe(51_000);
+		bookings.push(booking('made-after', nowMs + 1_000));
+		for (let polls = 0; polls < 3; polls++) await poll();
+		expect(reported.slice(51_000)).toEqual(['made-after']);
 	}, 60_000);
 });
