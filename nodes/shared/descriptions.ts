@@ -4,6 +4,20 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { ALL_EVENTS } from './booking';
 import { RESOURCE_ID_PATTERN } from './resourceId';
 
+/**
+ * Under a picked date or time: the zone it is read in, said where the value is picked. The picker's Now fills in the
+ * browser's clock, which may be another zone than the workflow's.
+ */
+export const PICKED_TIME_HINT =
+	"Read in the workflow's time zone (Workflow Settings → Timezone), not your computer's: the picker's Now is your clock";
+
+/** The same for an operation with a Time Zone option, which names another zone. */
+export const PICKED_TIME_HINT_WITH_OPTION =
+	"Read in the workflow's time zone (Workflow Settings → Timezone) or the Time Zone option, not your computer's";
+
+/** Under a day field: the zone whose midnight starts and ends it. */
+export const DAY_HINT = "A day in the workflow's time zone (Workflow Settings → Timezone) or the Time Zone option";
+
 const RESOURCE_ID_HINT =
 	'An ID is 24 lowercase hexadecimal characters, e.g. 65f1c0ffee0123456789abcd';
 
