@@ -3,8 +3,8 @@
  * history live in CONTRIBUTING.md, test/README.md and docs/maintainers/. Every page directly under docs/ is a builder
  * page, so a new one is held to this too.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { wordCount } from './markdown.ts';
@@ -54,5 +54,15 @@ describe('builder pages', () => {
 	// evidence to docs/maintainers/; when one of these starts passing, take it off STILL_OVER.
 	it.fails.each(STILL_OVER)('%s: no review ids, no test paths, readable in about five minutes (not yet)', (page) => {
 		expect(problems(page)).toEqual([]);
+	});
+});
+
+describe('links between pages', () => {
+	const maintainers = readdirSync(join(root, 'docs', 'maintainers')).map((name) => `docs/maintainers/${name}`);
+	it.each([...pages, ...maintainers, 'CONTRIBUTING.md', 'test/README.md'])('%s: every relative link opens a file', (page) => {
+		const targets = [...read(page).matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)]
+			.map((match) => match[1]!)
+			.filter((target) => !/^[a-z]+:/.test(target));
+		expect(targets.filter((target) => !existsSync(join(root, dirname(page), target)))).toEqual([]);
 	});
 });
