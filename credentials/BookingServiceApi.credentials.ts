@@ -15,7 +15,7 @@ export class BookingServiceApi implements ICredentialType {
 		dark: 'file:../nodes/BookingService/bookingService.dark.svg',
 	};
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-booking-service#credential';
+	documentationUrl = 'https://github.com/booking-service/n8n-nodes-booking-service/blob/main/docs/credential.md';
 
 	properties: INodeProperties[] = [
 		{

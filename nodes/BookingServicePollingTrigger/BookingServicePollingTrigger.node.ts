@@ -15,6 +15,7 @@ import {
 	bookingEventsSubtitle,
 	eventTypesFilterOption,
 	nameLanguageOption,
+	PICKED_TIME_HINT,
 	readEventTypesFilter,
 } from '../shared/descriptions';
 import { CREDENTIAL_TEST_METHOD, testBookingServiceCredential } from '../shared/credentialTest';
@@ -99,6 +100,7 @@ export class BookingServicePollingTrigger implements INodeType {
 						name: 'startFrom',
 						type: 'dateTime',
 						default: '',
+						hint: PICKED_TIME_HINT,
 						description:
 							"For a first sync: on activation, report changes made since this time instead of starting from now. Read in the workflow's time zone when it has no offset. Only used when the trigger has no position yet.",
 					},

@@ -5,6 +5,20 @@ import { ALL_EVENTS } from './booking';
 import { NOT_A_NAME, RESOURCE_ID_PATTERN, RESOURCE_ID_RULE } from './resourceId';
 
 /**
+ * Under a picked date or time: the zone it is read in, said where the value is picked. The picker's Now fills in the
+ * browser's clock, which may be another zone than the workflow's.
+ */
+export const PICKED_TIME_HINT =
+	"Read in the workflow's time zone (Workflow Settings → Timezone), not your computer's: the picker's Now is your clock";
+
+/** The same for an operation with a Time Zone option, which names another zone. */
+export const PICKED_TIME_HINT_WITH_OPTION =
+	"Read in the workflow's time zone (Workflow Settings → Timezone) or the Time Zone option, not your computer's";
+
+/** Under a day field: the zone whose midnight starts and ends it. */
+export const DAY_HINT = "A day in the workflow's time zone (Workflow Settings → Timezone) or the Time Zone option";
+
+/**
  * By ID accepts exactly the contract's id pattern, so a typo is flagged in the panel before anything runs, in the
  * sentence the node's own check gives (n8n lists a node's issues without the field's name, so the text names it).
  */

@@ -68,7 +68,7 @@ const itemsOf = (report: DriftReport, found: string) =>
 	(report.findings ?? []).filter((finding) => finding.class === found).map((finding) => finding.item);
 
 describe("the simulator's document", () => {
-	it('has nothing breaking and nothing new; its info items are the findings docs/api-drift.md lists', async () => {
+	it('has nothing breaking and nothing new; its info items are the findings docs/maintainers/api-drift.md lists', async () => {
 		const { code, stdout } = await runCommand(['--base-url', sim.baseUrl, '--json']);
 		const report = JSON.parse(stdout) as DriftReport;
 		expect(code).toBe(0);

@@ -90,7 +90,7 @@ export function renderIssue(report: DriftReport): string {
 	lines.push(
 		'',
 		compared
-			? 'What to do: docs/api-drift.md. Change the nodes and the assumptions together, or, if the service is wrong, tell its maintainers. Each run updates this issue while something is breaking; close it once fixed.'
+			? 'What to do: docs/maintainers/api-drift.md. Change the nodes and the assumptions together, or, if the service is wrong, tell its maintainers. Each run updates this issue while something is breaking; close it once fixed.'
 			: "What to do: check the repository variable BOOKING_SERVICE_BASE_URL (the base URL including /v1) and that the service serves /openapi.json without a token.",
 	);
 	return `${lines.join('\n')}\n`;

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gitHubRepository, releaseProblems } from './release-check.ts';
+import { documentationLinks, gitHubRepository, releaseProblems } from './release-check.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const script = join(import.meta.dirname, 'release-check.ts');
@@ -21,11 +21,11 @@ const placeholders = {
 	author: { name: 'Booking Service integration team', email: 'integrations@booking-service.invalid' },
 	homepage: 'https://www.npmjs.com/package/n8n-nodes-booking-service',
 };
-/** The same fields as a maintainer would set them (a fixture, not a real repository). */
+/** The same fields as a maintainer would set them, on the repository the docs links name (CONTRIBUTING.md, "Releasing"). */
 const ready = {
-	repository: { type: 'git', url: 'git+https://github.com/booking-owner/n8n-nodes-booking-service.git' },
+	repository: { type: 'git', url: 'git+https://github.com/booking-service/n8n-nodes-booking-service.git' },
 	author: { name: 'Booking Service integration team', email: 'integrations@booking-service.com' },
-	homepage: 'https://github.com/booking-owner/n8n-nodes-booking-service#readme',
+	homepage: 'https://github.com/booking-service/n8n-nodes-booking-service#readme',
 };
 
 function runCheck(fields: Record<string, unknown>, env: Record<string, string> = {}) {
@@ -41,13 +41,24 @@ describe('release check (prepublishOnly)', () => {
 		expect(manifest.scripts.prepublishOnly).toMatch(/^node test\/package\/release-check\.ts && npm run build\b/);
 	});
 
-	it('refuses the placeholder manifest, naming repository, author and homepage', () => {
+	it('refuses the placeholder manifest, naming repository, author, homepage and the docs links', () => {
 		const { status, stderr } = runCheck(placeholders);
 		expect(status).toBe(1);
 		expect(stderr).toContain('repository: missing');
 		expect(stderr).toContain('author: email integrations@booking-service.invalid is a placeholder');
 		expect(stderr).toContain('homepage: https://www.npmjs.com/package/n8n-nodes-booking-service points at npm');
-		expect(stderr.match(/^ {2}- /gm)).toHaveLength(3);
+		expect(stderr).toContain('docs links: https://github.com/booking-service/n8n-nodes-booking-service/blob/main/docs/');
+		expect(stderr.match(/^ {2}- /gm)).toHaveLength(4);
+	});
+
+	it('refuses a repository other than the one the nodes\' and credential\'s docs links open', () => {
+		const links = documentationLinks();
+		expect(links).toHaveLength(7); // three nodes' page and credential page, the credential's own link
+		const fork = 'git+https://github.com/someone-else/n8n-nodes-booking-service.git';
+		expect(releaseProblems({ ...ready, repository: fork, homepage: 'https://github.com/someone-else/n8n-nodes-booking-service' }, undefined, links)).toEqual([
+			expect.stringMatching(/^docs links: .* point them at https:\/\/github\.com\/someone-else\/n8n-nodes-booking-service\/blob\/main\/docs\/<page>\.md/),
+		]);
+		expect(releaseProblems(ready, undefined, links)).toEqual([]);
 	});
 
 	it('passes once the three fields are set', () => {
@@ -58,7 +69,7 @@ describe('release check (prepublishOnly)', () => {
 	});
 
 	it('in GitHub Actions, refuses a repository other than the one publishing (provenance would fail)', () => {
-		expect(runCheck(ready, { GITHUB_REPOSITORY: 'booking-owner/n8n-nodes-booking-service' }).status).toBe(0);
+		expect(runCheck(ready, { GITHUB_REPOSITORY: 'booking-service/n8n-nodes-booking-service' }).status).toBe(0);
 		const other = runCheck(ready, { GITHUB_REPOSITORY: 'someone-else/fork' });
 		expect(other.status).toBe(1);
 		expect(other.stderr).toContain('is not the repository publishing it (someone-else/fork)');

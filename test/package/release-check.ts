@@ -1,8 +1,9 @@
 // The release check `prepublishOnly` runs before anything is built or packed: it refuses to publish while
 // package.json lacks what npm provenance and n8n's verification need (a public GitHub repository, a real author
-// email, a homepage on that repository), naming each field, so a first `npm publish` fails in a second, not after CI.
+// email, a homepage on that repository, the nodes' and credential's docs links on that repository), naming each
+// field, so a first `npm publish` fails in a second, not after CI.
 // `node test/package/release-check.ts [manifest]` checks package.json (or the given file); exit 1 lists the problems.
-import { readFileSync, realpathSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 
 interface Manifest {
@@ -31,11 +32,28 @@ function authorEmail(author: unknown): string | undefined {
 	return typeof email === 'string' ? email : undefined;
 }
 
+const root = join(import.meta.dirname, '..', '..');
+
+/** The docs links n8n opens from the panel: each node's codex file and the credential's `documentationUrl`. */
+export function documentationLinks(): string[] {
+	const links: string[] = [];
+	for (const folder of readdirSync(join(root, 'nodes'), { withFileTypes: true })) {
+		if (!folder.isDirectory()) continue;
+		for (const file of readdirSync(join(root, 'nodes', folder.name)).filter((name) => name.endsWith('.node.json'))) {
+			links.push(...JSON.stringify(JSON.parse(readFileSync(join(root, 'nodes', folder.name, file), 'utf8'))).match(/https?:\/\/[^"]+/g) ?? []);
+		}
+	}
+	for (const file of readdirSync(join(root, 'credentials')).filter((name) => name.endsWith('.credentials.ts'))) {
+		links.push(...[...readFileSync(join(root, 'credentials', file), 'utf8').matchAll(/documentationUrl = '([^']+)'/g)].map((m) => m[1]!));
+	}
+	return links;
+}
+
 /**
  * What stops `npm publish --provenance` or n8n's verification, one line per field. `githubRepository` is the
  * `owner/name` a GitHub Actions run publishes from (GITHUB_REPOSITORY): provenance needs the manifest to name it.
  */
-export function releaseProblems(manifest: Manifest, githubRepository?: string): string[] {
+export function releaseProblems(manifest: Manifest, githubRepository?: string, docsLinks: string[] = []): string[] {
 	const problems: string[] = [];
 	const repository = gitHubRepository(manifest.repository);
 	if (manifest.repository === undefined) {
@@ -61,6 +79,12 @@ export function releaseProblems(manifest: Manifest, githubRepository?: string): 
 		const where = /npmjs\.(com|org)/i.test(homepage) ? 'points at npm' : 'is not on the repository';
 		problems.push(`homepage: ${homepage} ${where} — set it to ${repository ?? 'the GitHub repository'}`);
 	}
+
+	const docsBase = `${repository ?? 'https://github.com/<owner>/<name>'}/blob/main/docs/`;
+	const offRepository = docsLinks.filter((link) => !link.toLowerCase().startsWith(docsBase.toLowerCase()));
+	if (offRepository.length > 0) {
+		problems.push(`docs links: ${offRepository.join(', ')} — point them at ${docsBase}<page>.md (nodes/*/*.node.json, credentials/)`);
+	}
 	return problems;
 }
 
@@ -70,11 +94,12 @@ function runsAsScript(): boolean {
 }
 
 if (runsAsScript()) {
-	const path = process.argv[2] ?? join(import.meta.dirname, '..', '..', 'package.json');
-	const problems = releaseProblems(JSON.parse(readFileSync(path, 'utf8')) as Manifest, process.env.GITHUB_REPOSITORY);
+	const path = process.argv[2] ?? join(root, 'package.json');
+	const manifest = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+	const problems = releaseProblems(manifest, process.env.GITHUB_REPOSITORY, documentationLinks());
 	if (problems.length > 0) {
 		process.stderr.write(`Not ready to publish (${path}):\n${problems.map((line) => `  - ${line}`).join('\n')}\n${FIX}\n`);
 		process.exit(1);
 	}
-	process.stdout.write('release check passed: repository, author email and homepage are set\n');
+	process.stdout.write('release check passed: repository, author email, homepage and docs links are set\n');
 }

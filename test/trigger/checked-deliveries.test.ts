@@ -1,7 +1,7 @@
 // Deliveries checked against the service: after a key rotation, until the next publish, a delivery whose signature
 // cannot be checked runs only when its booking, read with the new key, shows the event happened — and what runs is
 // the service's booking, each fact once per trigger. Findings of earlier reviews keep their ids (R19-n) in the titles;
-// the limits still open are expected failures (`it.fails`), each stated in docs/webhook-trigger-security.md.
+// the limits still open are expected failures (`it.fails`), each stated in docs/maintainers/webhook-trigger-security.md.
 import { describe, expect, it, vi } from 'vitest';
 import { OPENED_SECRET_TTL_MS, runMemory } from '../../nodes/BookingServiceTrigger/memory.ts';
 import { unproven } from '../../nodes/BookingServiceTrigger/serviceCheck.ts';

@@ -96,7 +96,7 @@ export const timeZoneOption: INodeProperties = {
 /** Shown above the fields of every operation that reads dates: which zone a value without an offset means. */
 export const timeZoneNotice: INodeProperties = {
 	displayName:
-		"Dates and times without an offset (such as those the date picker gives) are read in the workflow's time zone (Workflow Settings → Timezone), unless the Time Zone option names another. The service receives UTC; the output shows UTC and local times.",
+		"Dates and times without an offset (such as those the date picker gives) are read in the workflow's time zone (Workflow Settings → Timezone), not your computer's, unless the Time Zone option names another. The service receives UTC; the output shows UTC and the local times beside the zone they are in.",
 	name: 'timeZoneNotice',
 	type: 'notice',
 	default: '',

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { BOOKING_STATUS_NAMES } from '../../../shared/booking';
 import type { Booking, BookingStatus } from '../../../shared/booking';
-import { eventTypeLocator, nameLanguageOption } from '../../../shared/descriptions';
+import { eventTypeLocator, nameLanguageOption, PICKED_TIME_HINT_WITH_OPTION } from '../../../shared/descriptions';
 import { iterateListItems, listAllPages } from '../../../shared/paging';
 import type { ListAllPagesOptions } from '../../../shared/paging';
 import { presentListedBooking } from '../../helpers/bookingOutput';
@@ -34,6 +34,7 @@ const dateTimeFilter = (
 	name,
 	type: 'dateTime',
 	default: '',
+	hint: PICKED_TIME_HINT_WITH_OPTION,
 	description: `${description} A value without Z or an offset is read in the workflow's time zone, or in the Time Zone option (under Options)`,
 });
 

@@ -11,7 +11,7 @@ import {
 	splitIntoWindows,
 	startOfDay,
 } from '../../../shared/time';
-import { eventTypeLocator } from '../../../shared/descriptions';
+import { DAY_HINT, eventTypeLocator } from '../../../shared/descriptions';
 import { slotsByLocalDay } from '../../helpers/slotsByDay';
 import { ItemParameters } from '../../helpers/validation';
 import {
@@ -37,6 +37,7 @@ const properties: INodeProperties[] = [
 		default: "={{ $today.toFormat('yyyy-MM-dd') }}",
 		required: true,
 		placeholder: 'e.g. 2026-03-02',
+		hint: DAY_HINT,
 		description:
 			"First day to look at (YYYY-MM-DD), included. Days run from midnight to midnight in the workflow's time zone, or in the Time Zone option (under Options).",
 	},
@@ -47,6 +48,7 @@ const properties: INodeProperties[] = [
 		default: "={{ $today.plus({ days: 6 }).toFormat('yyyy-MM-dd') }}",
 		required: true,
 		placeholder: 'e.g. 2026-03-31',
+		hint: DAY_HINT,
 		description:
 			'Last day to look at (YYYY-MM-DD), included. Any range up to three years works: the node asks the service in 31-day steps and merges the answers.',
 	},
