@@ -10,12 +10,13 @@ import type { Booking, NameLanguage } from '../shared/booking';
 import { normaliseBaseUrl } from '../shared/baseUrl';
 import { readEventTypesFilter } from '../shared/descriptions';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
-import { factOf, runMemory, scopeOf, secretMemory, workBudget } from './memory';
+import { workBudget } from './budget';
+import { factOf, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
 import type { KeyState, Proof } from './memory';
 import { bindingOf, IN_THE_APP, isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
 import type { SignatureHeader } from './signingSecret';
-import { accountOf, confirmWithService, uncheckable } from './serviceCheck';
+import { accountOf, confirmFromListing, confirmWithService, oldestDeliverable, uncheckable } from './serviceCheck';
 import { openSecret, readSignatureHeader, SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signingSecret';
 
 export interface DeliveryEnvelope {
@@ -30,6 +31,7 @@ export interface DeliveryEnvelope {
 const UNVERIFIABLE = 'its signature cannot be checked (the API key changed)';
 
 type RawBody = Buffer | string;
+type UnverifiedRequest = { rawBody: RawBody; header: SignatureHeader; stored: StoredSubscription; nowMs: number };
 
 /** Long enough for any real id, short enough that a hostile body cannot bloat a log line. */
 const MAX_EVENT_ID_LENGTH = 200;
@@ -152,16 +154,30 @@ async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription
 	return { state, fresh: true };
 }
 
-/** After a key rotation: the request's booking, read from the service, must show that the event happened. */
-async function answerUnverifiable(context: IWebhookFunctions, rawBody: RawBody, header: SignatureHeader, now: number) {
+/**
+ * After a key rotation: the request's booking, read from the service, must show that the event happened since the
+ * subscription existed. Look-ups are budgeted; once unverified requests have spent them, the trigger's listing of the
+ * last changes decides, which no number of requests can make the trigger read more often.
+ */
+async function answerUnverifiable(context: IWebhookFunctions, request: UnverifiedRequest) {
+	const { rawBody, header, stored, nowMs } = request;
 	const envelope = parseDeliveryEnvelope(rawBody);
 	if ('problem' in envelope) return refuse(context, `${UNVERIFIABLE}, and ${envelope.problem}`);
-	const problem = uncheckable(envelope, header, now);
+	const problem = uncheckable(envelope, header, nowMs);
 	if (problem !== undefined) return refuse(context, `${UNVERIFIABLE}, and ${problem}`);
 	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
-	if (!workBudget.take(scopeOf(context), now)) return refuse(context, `${UNVERIFIABLE}; too many unverified requests`);
-	const confirmed = await confirmWithService(context, envelope);
+	const since = oldestDeliverable(stored, nowMs);
+	const confirmed = workBudget.take(scopeOf(context), nowMs)
+		? await confirmWithService(context, envelope, since)
+		: await confirmFromListing(context, envelope, since, nowMs);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
+	// Told once where the builder looks, as a failed execution of an event that would run: the service retries it.
+	const fact = factOf(envelope.type, confirmed.booking);
+	const wouldRun = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) === 'run';
+	if (wouldRun && rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs)) {
+		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (The service retries this delivery; it runs then. This is shown once.)`;
+		throw new NodeOperationError(context.getNode(), notice);
+	}
 	const confirmedEvent = `event ${envelope.id} confirmed by reading booking ${String(envelope.data.booking.id)}`;
 	log(context, 'info', `${confirmedEvent} from the service (the API key changed).`);
 	return answerEvent(context, { ...envelope, data: { booking: confirmed.booking }, body: {} }, 'checked');
@@ -186,7 +202,7 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 	if (key.state === 'rotated') {
 		const message = `the credential's API key changed (same account): each delivery is checked by reading its booking from the service. Unpublish and publish the workflow to renew its webhook subscription ${stored.id}.`;
 		if (key.fresh) log(context, 'info', message);
-		return await answerUnverifiable(context, rawBody, header, nowMs);
+		return await answerUnverifiable(context, { rawBody, header, stored, nowMs });
 	}
 	if (key.state === 'switched') {
 		// Shown once a minute as a failed execution, where the workflow's owner looks; n8n calls no hook for an edited

@@ -9,6 +9,7 @@ import { isResourceId } from '../shared/resourceId';
 import { explainSubscribeFailure, unansweredError } from './activationErrors';
 import { recentActivations } from './memory';
 import {
+	activationKeyOf,
 	bindingOf,
 	forgetSubscription,
 	IN_THE_APP,
@@ -21,7 +22,6 @@ import {
 	storeSubscription,
 	storeUndeleted,
 	subscriptionDescription,
-	workflowKeyOf,
 } from './records';
 import type { StoredSubscription } from './records';
 import { openSession, reaches, request, retire, retireUndeleted, SUBSCRIBE_TIMEOUT_MS } from './service';
@@ -45,6 +45,8 @@ function leaveElsewhere(context: IHookFunctions, stored: StoredSubscription, url
 
 /** True when the stored subscription is this trigger's, in the credential's account, for this URL and these events. */
 export async function subscriptionExists(this: IHookFunctions): Promise<boolean> {
+	const activation = activationKeyOf(this);
+	recentActivations.started(activation, Date.now()); // whatever fails from here (the credential too), n8n's clean-up keeps
 	const nodeData = this.getWorkflowStaticData('node');
 	const stored = readSubscription(nodeData);
 	const url = this.getNodeWebhookUrl('default') ?? '';
@@ -59,7 +61,6 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	const session = await openSession(this);
 	const reach = await reaches(session, stored);
 	if (reach === 'unknown') {
-		recentActivations.started(workflowKeyOf(session.owner), Date.now()); // n8n's clean-up then keeps it
 		const { failure } = (await session.account()) as { failure: unknown };
 		const kept = `The trigger's webhook subscription ${stored.id} is kept, with any events it still has to deliver.`;
 		const what = 'Could not ask the Booking Service which account the API key belongs to';
@@ -71,20 +72,23 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 			session.log('info', message);
 		}
 		await retireUndeleted(session, nodeData, 'left from an earlier change');
+		recentActivations.endedWell(activation, Date.now());
 		return true;
 	}
 	const kept = await retire(session, stored, reach === 'yes' ? 'the events changed' : 'the credential changed');
-	storeUndeleted(nodeData, [...readUndeleted(nodeData, session.owner), ...(kept === undefined ? [] : [kept])]);
+	const undeleted = [...readUndeleted(nodeData, session.owner), ...(kept === undefined ? [] : [kept])];
+	storeUndeleted(nodeData, session.owner, undeleted);
 	forgetSubscription(nodeData);
 	return false;
 }
 
-type Created = { id?: unknown; secret?: unknown } | undefined;
+type Created = { id?: unknown; secret?: unknown; createdAt?: unknown } | undefined;
 
 export async function subscribe(this: IHookFunctions): Promise<boolean> {
-	const workflow = workflowKeyOf(ownerOf(this));
-	recentActivations.started(workflow, Date.now());
-	recentActivations.made(workflow, this.getNode().id, await makeSubscription(this), Date.now());
+	const activation = activationKeyOf(this);
+	recentActivations.started(activation, Date.now());
+	const made = { nodeId: this.getNode().id, subscription: await makeSubscription(this) };
+	recentActivations.endedWell(activation, Date.now(), made);
 	return true;
 }
 
@@ -109,6 +113,7 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 	const description = subscriptionDescription(context.getWorkflow(), node, context.getMode() === 'manual', new Date());
 	const body = { url: webhookUrl, events, description };
 	const post = { method: 'POST', path: '/webhooks', body, scope: 'webhooks:manage' } as const;
+	const requestedAt = new Date().toISOString();
 	const [created] = await Promise.all([
 		request<Created>(context, { ...post, timeoutMs: SUBSCRIBE_TIMEOUT_MS }).catch((failure: unknown) => ({ failure })),
 		retireUndeleted(session, nodeData, 'left from an earlier change'),
@@ -137,7 +142,9 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 		);
 	}
 	const sealedSecret = sealSecret(created.secret, session.apiKey, bindingOf(session.owner));
-	const subscription = { ...record, id: created.id, sealedSecret, webhookUrl, events };
+	// The service's own instant (its bookings' clock); n8n's, taken before asking, if it gives none.
+	const createdAt = typeof created.createdAt === 'string' && Date.parse(created.createdAt) ? created.createdAt : requestedAt;
+	const subscription = { ...record, id: created.id, sealedSecret, webhookUrl, events, createdAt };
 	storeSubscription(nodeData, subscription);
 	return subscription;
 }
@@ -152,18 +159,19 @@ export async function unsubscribe(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') ?? '';
 	const stored = readSubscription(nodeData);
 	const own = stored !== undefined && isOwnedBy(stored, owner) ? stored : undefined;
-	const recent = recentActivations.of(workflowKeyOf(owner), this.getNode().id, Date.now());
+	const recent = recentActivations.of(activationKeyOf(this), this.getNode().id, Date.now());
 	const unsaved: StoredSubscription[] =
 		recent.made?.webhookUrl === url && recent.made.id !== own?.id ? [recent.made] : [];
 	if (recent.failed) {
+		// What the stored record names may still have events to deliver: kept, whatever made the activation fail.
 		if (own !== undefined) info(this, `webhook subscription ${own.id} is kept: the workflow's activation just failed.`);
 	} else {
 		if (own !== undefined && own.webhookUrl !== url) leaveElsewhere(this, own, url);
 		if (own?.webhookUrl === url) unsaved.push(own);
 		forgetSubscription(nodeData);
 	}
-	const records = [...readUndeleted(nodeData, owner), ...unsaved];
-	storeUndeleted(nodeData, records);
+	const records = [...readUndeleted(nodeData, owner).filter((record) => record.id !== own?.id), ...unsaved];
+	storeUndeleted(nodeData, owner, records);
 	if (records.length === 0) return true;
 	try {
 		const why = recent.failed ? 'made by the activation that failed' : 'the workflow was deactivated';

@@ -1,6 +1,6 @@
-// Everything the trigger keeps in this process's memory, each part bounded. None of it goes to static data: n8n 2.20+
-// drops what webhook() writes when it starts an execution, and a write could put back a record main replaced meanwhile
-// (queue mode). So all of it is per process and lost on a restart.
+// Everything the trigger keeps in this process's memory, each part bounded (budget.ts holds what unverified work may
+// cost). None of it goes to static data: n8n 2.20+ drops what webhook() writes when it starts an execution, and a
+// write could put back a record main replaced meanwhile (queue mode). So all of it is per process, lost on a restart.
 import { createHash } from 'crypto';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
@@ -57,13 +57,18 @@ export class RunMemory {
 	 * checked request proves a fact, not an event: it never runs a fact that ran, and a signed event whose fact ran
 	 * from a checked request starts nothing. Two signed events may report one fact (two changes stamped alike): both run.
 	 */
-	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof): Claim {
+	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true): Claim {
 		const eventKey = this.#key(scope, `event:${eventId}`);
 		if (this.#get(eventKey) !== undefined) return 'repeat';
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
+		if (!record) return factMark === 'checked' || (proof === 'checked' && factMark !== undefined) ? 'factRan' : 'run';
+		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) {
+			// A checked request's event id is the sender's choice: kept only when it runs, or a flood would evict what ran.
+			if (proof === 'signed') this.#set(eventKey, 'event');
+			return 'factRan';
+		}
 		this.#set(eventKey, 'event');
-		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) return 'factRan';
 		if (factKey !== undefined) this.#set(factKey, proof);
 		return 'run';
 	}
@@ -129,103 +134,59 @@ export class SecretMemory {
 	}
 }
 
-export interface BudgetLimits {
-	burst: number;
-	perSecond: number;
-}
+/** After a rotation, how long deliveries are confirmed through the service before the builder is told (once). */
+export const ROTATION_NOTICE_AFTER_MS = 60 * 60_000;
+/** Per trigger and subscription: when a checked delivery was first seen, or 'told'; the last SECRETS_KEPT. */
+export const rotationsSeen = new Map<string, number | 'told'>();
 
-/** Tokens refilled at a rate up to a burst; a clock set back refills nothing. */
-export class TokenBucket {
-	readonly #limits: BudgetLimits;
-	#tokens: number;
-	#updatedMs = Number.NaN;
-
-	constructor(limits: BudgetLimits) {
-		this.#limits = limits;
-		this.#tokens = limits.burst;
-	}
-
-	available(nowMs: number): number {
-		const elapsedMs = Number.isNaN(this.#updatedMs) ? 0 : Math.max(0, nowMs - this.#updatedMs);
-		this.#tokens = Math.min(this.#limits.burst, this.#tokens + (elapsedMs / 1000) * this.#limits.perSecond);
-		this.#updatedMs = nowMs;
-		return this.#tokens;
-	}
-
-	take(nowMs: number): boolean {
-		return this.available(nowMs) >= 1 && this.#tokens-- >= 1;
-	}
-}
-
-/** The process's bucket bounds a flood spread over any number of triggers; a third each for one trigger. */
-export const PROCESS_BUDGET: BudgetLimits = { burst: 100, perSecond: 10 };
-export const TRIGGER_BUDGET: BudgetLimits = { burst: 30, perSecond: 3 };
-
-/**
- * Tokens for work done for a request not yet verified: a credential read (n8n decrypts it) or a look-up at the
- * service. Each trigger's share (the last 1,000 triggers') keeps a flood at one URL from starving the others.
- */
-export class WorkBudget {
-	readonly #process: TokenBucket;
-	readonly #shares = new Map<string, TokenBucket>();
-	readonly #perTrigger: BudgetLimits;
-
-	constructor(processLimits: BudgetLimits = PROCESS_BUDGET, perTrigger: BudgetLimits = TRIGGER_BUDGET) {
-		this.#process = new TokenBucket(processLimits);
-		this.#perTrigger = perTrigger;
-	}
-
-	take(scope: string, nowMs: number): boolean {
-		const share = this.#shares.get(scope) ?? new TokenBucket(this.#perTrigger);
-		setAsNewest(this.#shares, scope, share, 1_000);
-		if (share.available(nowMs) < 1 || this.#process.available(nowMs) < 1) return false;
-		return share.take(nowMs) && this.#process.take(nowMs);
-	}
-
-	get sharesTracked(): number {
-		return this.#shares.size;
-	}
+/** True once per trigger and subscription: when asked ROTATION_NOTICE_AFTER_MS or more after it was first asked. */
+export function rotationNoticeDue(key: string, nowMs: number): boolean {
+	const seen = rotationsSeen.get(key) ?? nowMs;
+	const due = seen !== 'told' && nowMs - seen >= ROTATION_NOTICE_AFTER_MS;
+	setAsNewest(rotationsSeen, key, due ? 'told' : seen, SECRETS_KEPT);
+	return due;
 }
 
 /** n8n's clean-up comes right after a failed activation, in the same call; 2.41 retries a failed one within seconds. */
 const RECENT_MS = 30_000;
 
 /**
- * Each workflow's activation of the last moments. When one fails, n8n calls `delete` on every webhook node to clean up,
- * with the static data as stored — without what the failed activation made, which is never saved. That `delete` must
- * not delete a subscription that may still have events to deliver, and must not leave one just made behind.
+ * The last activation of each workflow's Production URLs, and apart of its Test URLs (activationKeyOf). When one
+ * fails, n8n's clean-up calls `delete` on every webhook node with the static data as stored (without what the failed
+ * activation made): it must not delete a subscription that may have events to deliver, nor leave one just made.
  */
 export class RecentActivations {
-	readonly #byWorkflow = new Map<string, { untilMs: number; failed: boolean; made: Map<string, StoredSubscription> }>();
+	readonly #byKey = new Map<string, { untilMs: number; failed: boolean; made: Map<string, StoredSubscription> }>();
 
-	/** An activation step that may fail: until `made`, a clean-up keeps every subscription it finds. */
-	started(workflow: string, nowMs: number): void {
-		this.#entry(workflow, nowMs).failed = true;
+	/** Set before anything can fail (reading the credential included): until it ends well, a clean-up keeps all. */
+	started(key: string, nowMs: number): void {
+		this.#entry(key, nowMs).failed = true;
 	}
 
-	made(workflow: string, nodeId: string, subscription: StoredSubscription, nowMs: number): void {
-		const entry = this.#entry(workflow, nowMs);
+	endedWell(key: string, nowMs: number, made?: { nodeId: string; subscription: StoredSubscription }): void {
+		const entry = this.#entry(key, nowMs);
 		entry.failed = false;
-		entry.made.set(nodeId, subscription);
+		if (made !== undefined) entry.made.set(made.nodeId, made.subscription);
 	}
 
-	of(workflow: string, nodeId: string, nowMs: number): { failed: boolean; made?: StoredSubscription } {
-		const entry = this.#byWorkflow.get(workflow);
+	of(key: string, nodeId: string, nowMs: number): { failed: boolean; made?: StoredSubscription } {
+		const entry = this.#byKey.get(key);
 		if (entry === undefined || entry.untilMs <= nowMs) return { failed: false };
 		return { failed: entry.failed, made: entry.made.get(nodeId) };
 	}
 
-	#entry(workflow: string, nowMs: number) {
-		const current = this.#byWorkflow.get(workflow);
+	#entry(key: string, nowMs: number) {
+		const current = this.#byKey.get(key);
 		const entry =
 			current !== undefined && current.untilMs > nowMs ? current : { untilMs: 0, failed: false, made: new Map() };
 		entry.untilMs = nowMs + RECENT_MS;
-		setAsNewest(this.#byWorkflow, workflow, entry, 1_000);
+		setAsNewest(this.#byKey, key, entry, 1_000);
 		return entry;
 	}
 }
 
 export const runMemory = new RunMemory();
 export const secretMemory = new SecretMemory();
-export const workBudget = new WorkBudget();
 export const recentActivations = new RecentActivations();
+/** Per trigger, subscriptions whose DELETE failed (records.ts): n8n throws a test listen's static data away. */
+export const leftUndeleted = new Map<string, unknown[]>();

@@ -5,6 +5,8 @@ import type { IDataObject, IHookFunctions, INode, IWebhookFunctions } from 'n8n-
 
 import { ALL_EVENTS } from '../shared/booking';
 import { isResourceId } from '../shared/resourceId';
+import { setAsNewest } from '../shared/setAsNewest';
+import { leftUndeleted } from './memory';
 import type { SecretBinding } from './signingSecret';
 
 /** Where the app lists an account's keys and webhook subscriptions. */
@@ -32,6 +34,8 @@ export interface SubscriptionRecord extends Owner {
 
 export interface StoredSubscription extends SubscriptionRecord {
 	webhookUrl: string;
+	/** When the service made it (its clock): it never delivers an event from before. */
+	createdAt: string;
 	/** As sent to the service, normalised by `normaliseEventSelection`. */
 	events: string[];
 }
@@ -41,15 +45,23 @@ export function ownerOf(context: IHookFunctions | IWebhookFunctions): Owner {
 	return { workflowId, nodeId: context.getNode().id, instanceId: context.getInstanceId() };
 }
 
-/** n8n activates and cleans up a workflow's webhook nodes together. */
-export function workflowKeyOf(owner: Owner): string {
-	return JSON.stringify([owner.instanceId, owner.workflowId]);
+/**
+ * n8n activates and cleans up a workflow's webhook nodes together, and its Test URLs apart from its Production URLs:
+ * the key is the workflow and the URLs' common part (the URL without this node's webhook id and path).
+ */
+export function activationKeyOf(context: IHookFunctions): string {
+	const { instanceId, workflowId } = ownerOf(context);
+	const url = context.getNodeWebhookUrl('default') ?? '';
+	const webhookId = context.getNode().webhookId;
+	return JSON.stringify([instanceId, workflowId, webhookId ? url.split(`/${webhookId}/`)[0] : url]);
 }
 
 /** The secret's binding leaves the instance out: a sealed value opens wherever the workflow and its key are. */
 export function bindingOf(owner: Owner): SecretBinding {
 	return { workflowId: owner.workflowId, nodeId: owner.nodeId };
 }
+
+const ownerKey = (owner: Owner) => JSON.stringify([owner.instanceId, owner.workflowId, owner.nodeId]);
 
 export function isOwnedBy(record: Owner, owner: Owner): boolean {
 	const { workflowId, nodeId, instanceId } = owner;
@@ -77,9 +89,10 @@ function readRecord(value: unknown): SubscriptionRecord | undefined {
 /** The stored subscription, whoever wrote it (see isOwnedBy); undefined when there is none or it is unreadable. */
 export function readSubscription(nodeData: IDataObject): StoredSubscription | undefined {
 	const record = readRecord(nodeData.subscription);
-	const { webhookUrl, events } = (nodeData.subscription ?? {}) as Record<string, unknown>;
+	const { webhookUrl, events, createdAt } = (nodeData.subscription ?? {}) as Record<string, unknown>;
 	if (record === undefined || typeof webhookUrl !== 'string' || !Array.isArray(events)) return undefined;
-	return { ...record, webhookUrl, events: normaliseEventSelection(events) };
+	if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))) return undefined;
+	return { ...record, webhookUrl, createdAt, events: normaliseEventSelection(events) };
 }
 
 export function storeSubscription(nodeData: IDataObject, subscription: StoredSubscription): void {
@@ -90,17 +103,25 @@ export function forgetSubscription(nodeData: IDataObject): void {
 	delete nodeData.subscription;
 }
 
-/** This trigger's subscriptions whose DELETE failed, tried again on every activation and deactivation. */
+/**
+ * This trigger's subscriptions whose DELETE failed, tried again on every activation and deactivation, test listens
+ * included. Kept in static data and in this process's memory too: a test listen's static data is thrown away.
+ */
 export function readUndeleted(nodeData: IDataObject, owner: Owner): SubscriptionRecord[] {
-	const records = (Array.isArray(nodeData.undeleted) ? (nodeData.undeleted as unknown[]) : []).map(readRecord);
-	return records.filter((record): record is SubscriptionRecord => record !== undefined && isOwnedBy(record, owner));
+	const stored = Array.isArray(nodeData.undeleted) ? (nodeData.undeleted as unknown[]) : [];
+	const records = [...stored, ...(leftUndeleted.get(ownerKey(owner)) ?? [])].map(readRecord);
+	const owned = records.filter((record): record is SubscriptionRecord => record !== undefined && isOwnedBy(record, owner));
+	return [...new Map(owned.map((record) => [record.id, record])).values()];
 }
 
 /** Kept at most one per possible subscription of an account, the newest. */
-export function storeUndeleted(nodeData: IDataObject, records: SubscriptionRecord[]): void {
+export function storeUndeleted(nodeData: IDataObject, owner: Owner, records: SubscriptionRecord[]): void {
 	const unique = [...new Map(records.map((record) => [record.id, record])).values()];
-	if (unique.length === 0) delete nodeData.undeleted;
-	else nodeData.undeleted = unique.slice(-MAX_SUBSCRIPTIONS_PER_ACCOUNT).map(recordOf);
+	const kept = unique.slice(-MAX_SUBSCRIPTIONS_PER_ACCOUNT).map(recordOf);
+	if (kept.length === 0) leftUndeleted.delete(ownerKey(owner));
+	else setAsNewest(leftUndeleted, ownerKey(owner), kept, 1_000);
+	if (kept.length === 0) delete nodeData.undeleted;
+	else nodeData.undeleted = kept;
 }
 
 export function isSameTarget(stored: StoredSubscription, webhookUrl: string, events: string[]): boolean {

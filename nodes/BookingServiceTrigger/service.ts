@@ -101,8 +101,5 @@ export async function retireUndeleted(session: Session, nodeData: IDataObject, w
 	const undeleted = readUndeleted(nodeData, session.owner);
 	if (undeleted.length === 0) return;
 	const kept = await Promise.all(undeleted.map(async (record) => await retire(session, record, why)));
-	storeUndeleted(
-		nodeData,
-		kept.filter((record) => record !== undefined),
-	);
+	storeUndeleted(nodeData, session.owner, kept.filter((record) => record !== undefined));
 }

@@ -8,7 +8,10 @@ import { isResourceId } from '../shared/resourceId';
 import { bookingServiceApiRequest } from '../shared/transport';
 import type { BookingServiceContext } from '../shared/transport';
 import type { DeliveryEnvelope } from './delivery';
-import { factOf } from './memory';
+import { MAX_PAGE_SIZE } from '../shared/paging';
+import { changeListings } from './budget';
+import { factOf, scopeOf } from './memory';
+import type { StoredSubscription } from './records';
 import { isFresh } from './signingSecret';
 import type { SignatureHeader } from './signingSecret';
 
@@ -19,7 +22,7 @@ export const LOOKUP_TIMEOUT_MS = 4_000;
 // three days, contract Delivery rules 5); a day more. An older booking's facts cannot be announced on demand.
 export const RETRY_HORIZON_MS = 4 * 24 * 60 * 60 * 1000;
 
-/** The contract does not say updatedAt and createdAt are written at the same instant. */
+/** The contract does not say updatedAt and createdAt (or a subscription's and a booking's) are stamped alike. */
 const SAME_INSTANT_MS = 1_000;
 
 /** In-flight states (contract, States and transitions): no event has happened to a booking in them yet. */
@@ -29,19 +32,30 @@ function timeOf(value: unknown): number {
 	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
-/** Why the booking does not show that an event of this kind happened within RETRY_HORIZON_MS, or undefined. */
-export function unproven(eventType: string, fetched: unknown, nowMs: number): string | undefined {
+/**
+ * The oldest change a delivery can report: the service never delivers an event from before the subscription existed,
+ * and retries one for about four days at most.
+ */
+export function oldestDeliverable(subscription: StoredSubscription, nowMs: number): number {
+	return Math.max(Date.parse(subscription.createdAt) - SAME_INSTANT_MS, nowMs - RETRY_HORIZON_MS);
+}
+
+/** Why the booking does not show that an event of this kind happened at or after `sinceMs`, or undefined. */
+export function unproven(eventType: string, fetched: unknown, sinceMs: number): string | undefined {
 	if (typeof fetched !== 'object' || fetched === null) return 'the service returned no booking';
 	const booking = fetched as IDataObject;
 	const status = String(booking.status);
 	const made = timeOf(booking.createdAt);
 	const changed = timeOf(booking.updatedAt);
 	if (Number.isNaN(made) || Number.isNaN(changed)) return 'the booking carries no readable createdAt and updatedAt';
-	if (nowMs - changed > RETRY_HORIZON_MS)
-		return 'the booking last changed longer ago than the service retries a delivery';
+	const tooOld = 'before the subscription existed, or longer ago than the service retries a delivery';
+	if (changed < sinceMs) return `the booking last changed ${tooOld}`;
 	switch (eventType) {
-		case 'booking.cancelled':
-			return status === 'cancelled' ? undefined : `the booking is ${status}, not cancelled`;
+		case 'booking.cancelled': {
+			if (status !== 'cancelled') return `the booking is ${status}, not cancelled`;
+			const cancelledAt = timeOf((booking.cancellation as IDataObject | null | undefined)?.at);
+			return cancelledAt < sinceMs ? `the booking was cancelled ${tooOld}` : undefined;
+		}
 		case 'booking.no_show':
 			return status === 'no_show' ? undefined : `the booking is ${status}, not a no-show`;
 	}
@@ -49,14 +63,12 @@ export function unproven(eventType: string, fetched: unknown, nowMs: number): st
 	if (eventType === 'booking.rescheduled') {
 		return changed - made >= SAME_INSTANT_MS ? undefined : 'a booking unchanged since it was made was not rescheduled';
 	}
-	// booking.created: confirmed at some point, made (or, when paid, paid) within the horizon.
+	// booking.created: confirmed at some point, made (or, when paid, paid) since then.
 	if ((booking.cancellation as IDataObject | null | undefined)?.by === 'system') {
 		return 'the system cancelled the booking, which it does for a payment never completed: it was never confirmed';
 	}
 	const createdBy = booking.payment === null || booking.payment === undefined ? made : changed;
-	return nowMs - createdBy > RETRY_HORIZON_MS
-		? 'the booking was made longer ago than the service retries a delivery'
-		: undefined;
+	return createdBy < sinceMs ? `the booking was made ${tooOld}` : undefined;
 }
 
 /** Why a request that cannot be verified is not even worth a look-up, or undefined. */
@@ -74,6 +86,7 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 export async function confirmWithService(
 	context: IWebhookFunctions,
 	envelope: DeliveryEnvelope,
+	sinceMs: number,
 ): Promise<{ booking: IDataObject } | { problem: string }> {
 	const bookingId = String(envelope.data.booking.id);
 	let fetched: unknown;
@@ -87,8 +100,32 @@ export async function confirmWithService(
 	} catch (error) {
 		return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
 	}
-	const problem = unproven(envelope.type, fetched, Date.now());
+	const problem = unproven(envelope.type, fetched, sinceMs);
 	return problem === undefined ? { booking: fetched as IDataObject } : { problem };
+}
+
+/**
+ * When unverified requests have spent the look-ups: the booking as the trigger's listing of the last changes shows it.
+ * The listing is read at most once per LISTING_REFRESH_MS per trigger whatever arrives, so a flood keeps it fresh
+ * rather than starving the service's retries: any attempt that arrives later than that after its change finds it.
+ */
+export async function confirmFromListing(
+	context: IWebhookFunctions,
+	envelope: DeliveryEnvelope,
+	sinceMs: number,
+	nowMs: number,
+): Promise<{ booking: IDataObject } | { problem: string }> {
+	const listing = await changeListings.read(scopeOf(context), nowMs, async () => {
+		const qs = { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt', limit: MAX_PAGE_SIZE };
+		const request = { method: 'GET', path: '/bookings', qs, timeoutMs: LOOKUP_TIMEOUT_MS, maxAttempts: 1 } as const;
+		const page = (await bookingServiceApiRequest.call(context, request)) as { items?: unknown } | undefined;
+		return Array.isArray(page?.items) ? (page.items as IDataObject[]) : [];
+	});
+	const bookingId = String(envelope.data.booking.id);
+	const booking = listing?.get(bookingId);
+	if (booking === undefined) return { problem: `too many unverified requests, and booking ${bookingId} is not listed` };
+	const problem = unproven(envelope.type, booking, sinceMs);
+	return problem === undefined ? { booking } : { problem };
 }
 
 /** The account behind the credential's key (GET /me, one attempt). */

@@ -74,7 +74,7 @@ export const OPERATIONS: Record<string, Operation> = {
 		response: SLOTS,
 	},
 	'GET /bookings': {
-		usedBy: 'Booking → Get Many; the booking list; the polling trigger',
+		usedBy: 'Booking → Get Many; the booking list; the polling trigger; the webhook trigger after a key rotation, when unverified requests have spent its look-ups (updatedSince, sort -updatedAt, one page)',
 		scope: 'bookings:read',
 		query: {
 			...PAGE_QUERY,
@@ -137,7 +137,7 @@ export const OPERATIONS: Record<string, Operation> = {
 		response: INVITE_LINK,
 	},
 	'POST /webhooks': {
-		usedBy: 'Webhook Subscription → Create; the webhook trigger on activation',
+		usedBy: 'Webhook Subscription → Create; the webhook trigger on activation (it keeps id, createdAt and the sealed secret)',
 		scope: 'webhooks:manage',
 		body: {
 			url: string({ required: true, format: 'uri', maxLength: 2000 }),

@@ -165,6 +165,7 @@ export const WEBHOOK_SUBSCRIPTION = object({
 	createdVia: string(),
 	lastSuccessAt: utc({ nullable: true }),
 	consecutiveFailures: integer,
+	// The webhook trigger confirms, after a key rotation, only changes made since then (n8n's clock if it is missing).
 	createdAt: utc(),
 	// The trigger seals it at once; the action node's output is the only place it ever appears.
 	secret: string(),

@@ -7,11 +7,17 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { rotateKey, subscriptionDeletes } from './support.ts';
-import { rotationSetup } from './rotation-support.ts';
+import { rotationSetup, runKinds, withOneFailedCredentialRead } from './rotation-support.ts';
 import { startTricklingProxy, TwoTriggerWorkflow } from './activation-support.ts';
 import type { TricklingProxy } from './activation-support.ts';
 
 const { sim, harnesses, advance, activeTrigger, bookLatest } = rotationSetup();
+
+async function startTrigger() {
+	const trigger = await startTriggerHarness({ baseUrl: sim.baseUrl, apiKey: sim.apiKeys.readWrite, parameters: { events: ['*'], options: {} } });
+	harnesses.push(trigger);
+	return trigger;
+}
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -77,6 +83,57 @@ describe('n8n’s clean-up after a failed activation', () => {
 		await workflow.clearWebhooks(); // …and unpublishes later
 
 		expect(sim.control.webhooks()).toEqual([]);
+	});
+});
+
+describe('keep or delete: decided by what was recorded, never by a credential read or another URL’s outcome (issue 37-2, 5, 6)', () => {
+	it('issue 37-2: the credential cannot be read at a re-activation: n8n’s clean-up keeps the subscription, and the event made meanwhile runs', async () => {
+		const trigger = await activeTrigger();
+		const [old] = sim.control.webhooks();
+		sim.control.setDeliveryMode({ shuffle: true }); // n8n is re-activating: the delivery waits for a retry
+		advance(60_000);
+		await bookLatest(sim.apiKeys.readWrite);
+		await expect(withOneFailedCredentialRead(async () => await trigger.activate('init'))).rejects.toThrow(/Connection terminated/);
+		await trigger.activate('init'); // n8n's retry
+		sim.control.setDeliveryMode({ shuffle: false });
+		await sim.control.drainDeliveries();
+
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([old.id]);
+		expect(runKinds(trigger)).toEqual(['booking.created']);
+	});
+
+	it.each([
+		['a 503', { kind: 'status', status: 503, code: 'unavailable' }],
+		['the limit of 25', { kind: 'status', status: 422, code: 'validation_failed', message: 'At most 25 webhook subscriptions per account' }],
+	] as const)('issue 37-5: a test listen refused with %s, then unpublishing at once, deletes the production subscription', async (_name, fault) => {
+		const trigger = await activeTrigger();
+		sim.control.addFault({ method: 'POST', path: '/webhooks', count: 1, ...fault });
+		await expect(trigger.listenForTestEvent()).rejects.toThrow();
+		await trigger.deactivate();
+		expect(sim.control.webhooks()).toEqual([]);
+	});
+
+	it('issue 37-5: a failed publish, then the test listen ending at once, deletes the test subscription', async () => {
+		const trigger = await startTrigger();
+		await trigger.listenForTestEvent();
+		sim.control.addFault({ method: 'POST', path: '/webhooks', count: 1, kind: 'status', status: 503, code: 'unavailable' });
+		await expect(trigger.activate()).rejects.toThrow(/Could not subscribe/);
+		await trigger.stopListening();
+		expect(sim.control.webhooks()).toEqual([]);
+	});
+
+	it('issue 37-6: a test subscription whose DELETE got a 429 is deleted at the next activation', async () => {
+		const trigger = await startTrigger();
+		await trigger.listenForTestEvent();
+		const [testSubscription] = sim.control.webhooks();
+		sim.control.addFault({ method: 'DELETE', path: '/webhooks/{id}', count: 1, kind: 'rate_limit', retryAfterSeconds: 30 });
+		await trigger.stopListening();
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).toEqual([testSubscription.id]);
+
+		advance(60_000);
+		await trigger.activate();
+		expect(sim.control.webhooks().map((subscription) => subscription.id)).not.toContain(testSubscription.id);
+		expect(sim.control.webhooks()).toHaveLength(1);
 	});
 });
 

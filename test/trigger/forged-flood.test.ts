@@ -9,7 +9,8 @@ import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
-import { PROCESS_BUDGET, SECRETS_KEPT, secretMemory } from '../../nodes/BookingServiceTrigger/memory.ts';
+import { PROCESS_BUDGET } from '../../nodes/BookingServiceTrigger/budget.ts';
+import { SECRETS_KEPT, secretMemory } from '../../nodes/BookingServiceTrigger/memory.ts';
 import { bookIntroCalls, signFromScratch, syntheticEvent } from './support.ts';
 
 const ACCOUNTS = 20;

@@ -4,16 +4,24 @@ import { inspect } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { storeUndeleted } from '../../nodes/BookingServiceTrigger/records.ts';
+import {
+	ChangeListings,
+	LISTING_BUDGET,
+	LISTING_REFRESH_MS,
+	LISTINGS_KEPT,
+	TokenBucket,
+	WorkBudget,
+} from '../../nodes/BookingServiceTrigger/budget.ts';
 import {
 	factOf,
 	KEY_CHANGE_TTL_MS,
+	leftUndeleted,
 	MAX_RUN_RECORDS,
 	OPENED_SECRET_TTL_MS,
 	RecentActivations,
 	RunMemory,
 	SecretMemory,
-	TokenBucket,
-	WorkBudget,
 } from '../../nodes/BookingServiceTrigger/memory.ts';
 
 const made = '2026-03-01T09:00:00.000Z';
@@ -38,11 +46,12 @@ describe('RunMemory: has this run?', () => {
 		expect(memory.claim('t', 'evt_2', cancelled, 'signed')).toBe('run');
 	});
 
-	it('a checked request never runs a fact that ran, signed or checked; its event id is then a repeat', () => {
+	it('a checked request never runs a fact that ran, signed or checked, and leaves nothing behind (issue 37-3)', () => {
 		const memory = new RunMemory();
 		memory.claim('t', 'evt_signed', cancelled, 'signed');
 		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('factRan');
-		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('repeat');
+		expect(memory.claim('t', 'evt_replay', cancelled, 'checked')).toBe('factRan');
+		expect(memory.size).toBe(2);
 		const noShow = factOf('booking.no_show', { id: 'b2' });
 		expect(memory.claim('t', 'evt_a', noShow, 'checked')).toBe('run');
 		expect(memory.claim('t', 'evt_b', noShow, 'checked')).toBe('factRan');
@@ -201,15 +210,51 @@ describe('WorkBudget: work for requests not yet verified', () => {
 	});
 });
 
+describe('ChangeListings: the listing of the last changes that a flood cannot make the trigger read more often', () => {
+	it(`reads one listing per trigger per ${LISTING_REFRESH_MS / 1000} s whatever arrives, and gives it to every request meanwhile`, async () => {
+		const listings = new ChangeListings();
+		let reads = 0;
+		const list = async () => [{ id: `b${++reads}` }];
+		const seen = [];
+		for (let ms = 0; ms < 3 * LISTING_REFRESH_MS; ms += 10) seen.push(await listings.read('trigger', ms, list));
+		expect(reads).toBe(3);
+		expect(seen[0]?.has('b1')).toBe(true);
+		expect(seen.at(-1)?.has('b3')).toBe(true);
+	});
+
+	it('a failed listing is undefined until its time is up, not read again at once', async () => {
+		const listings = new ChangeListings();
+		let reads = 0;
+		const failing = async () => {
+			reads += 1;
+			throw new Error('429');
+		};
+		expect(await listings.read('trigger', 0, failing)).toBeUndefined();
+		expect(await listings.read('trigger', 1, failing)).toBeUndefined();
+		expect(reads).toBe(1);
+	});
+
+	it(`keeps the listings of ${LISTINGS_KEPT} triggers, and reads at most ${LISTING_BUDGET.burst} at once across triggers`, async () => {
+		const listings = new ChangeListings();
+		let reads = 0;
+		const list = async () => [{ id: String(++reads) }];
+		for (let index = 0; index < 100; index++) await listings.read(`trigger-${index}`, 0, list);
+		expect(reads).toBe(LISTING_BUDGET.burst);
+		expect(listings.size).toBe(LISTING_BUDGET.burst);
+		for (let index = 0; index < 100; index++) await listings.read(`trigger-${index}`, 100_000 + index * 1_000, list);
+		expect(listings.size).toBe(LISTINGS_KEPT);
+	});
+});
+
 describe('RecentActivations: n8n’s clean-up after a failed activation', () => {
-	const made = { id: 'a'.repeat(24), workflowId: 'wf', nodeId: 'n1', instanceId: 'i', baseUrl: 'b', accountId: 'x', sealedSecret: 's', webhookUrl: 'u', events: ['*'] };
+	const made = { id: 'a'.repeat(24), workflowId: 'wf', nodeId: 'n1', instanceId: 'i', baseUrl: 'b', accountId: 'x', sealedSecret: 's', webhookUrl: 'u', events: ['*'], createdAt: '2026-03-02T09:00:00.000Z' };
 
 	it('a step that may fail holds the workflow until it succeeds; what it made is remembered per node, for 30 s', () => {
 		const recent = new RecentActivations();
 		expect(recent.of('wf', 'n1', 0)).toEqual({ failed: false });
 		recent.started('wf', 0);
 		expect(recent.of('wf', 'n1', 1)).toEqual({ failed: true, made: undefined });
-		recent.made('wf', 'n1', made, 2);
+		recent.endedWell('wf', 2, { nodeId: 'n1', subscription: made });
 		expect(recent.of('wf', 'n1', 3)).toEqual({ failed: false, made });
 		recent.started('wf', 4); // the next node of the same activation, which fails
 		expect(recent.of('wf', 'n1', 5)).toEqual({ failed: true, made });
@@ -223,5 +268,15 @@ describe('RecentActivations: n8n’s clean-up after a failed activation', () => 
 		for (let index = 0; index < 5_000; index++) recent.started(`wf${index}`, 0);
 		expect(recent.of('wf0', 'n', 1).failed).toBe(false);
 		expect(recent.of('wf4999', 'n', 1).failed).toBe(true);
+	});
+});
+
+describe('subscriptions whose DELETE failed, kept in memory as well (a test listen’s static data is not kept)', () => {
+	it('holds the records of the last 1,000 triggers, and forgets a trigger once nothing is left', () => {
+		const record = (index: number) => ({ id: index.toString(16).padStart(24, '0'), workflowId: `wf${index}`, nodeId: 'n', instanceId: 'i', baseUrl: 'b', accountId: 'a', sealedSecret: 's' });
+		for (let index = 0; index < 1_100; index++) storeUndeleted({}, record(index), [record(index)]);
+		expect(leftUndeleted.size).toBe(1_000);
+		storeUndeleted({}, record(1_099), []);
+		expect(leftUndeleted.size).toBe(999);
 	});
 });

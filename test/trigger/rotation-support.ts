@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { useTestSimulator } from '../harness/fixtures.ts';
+import { TestCredentialsHelper } from '../harness/engine.ts';
 import { api, rotateKey, signFromScratch } from './support.ts';
 import { useTriggerHarnesses } from './harnesses.ts';
 
@@ -103,4 +104,22 @@ export function forgedBody(type: string, booking: unknown): string {
 	forgeries += 1;
 	const id = `evt_r${String(forgeries).padStart(23, '0')}`;
 	return JSON.stringify({ id, type, createdAt: new Date().toISOString(), apiVersion: 'v1', data: { booking } });
+}
+
+/** n8n fails to read the credential once (the next read after this is armed), then reads it as usual. */
+export async function withOneFailedCredentialRead<T>(run: () => Promise<T>): Promise<T> {
+	const original = TestCredentialsHelper.prototype.getDecrypted;
+	let failed = false;
+	TestCredentialsHelper.prototype.getDecrypted = async function (this: TestCredentialsHelper, ...args: Parameters<typeof original>) {
+		if (!failed) {
+			failed = true;
+			throw new Error('Connection terminated unexpectedly');
+		}
+		return await original.apply(this, args);
+	};
+	try {
+		return await run();
+	} finally {
+		TestCredentialsHelper.prototype.getDecrypted = original;
+	}
 }
