@@ -248,7 +248,8 @@ export class TriggerHarness {
 	/** The test webhook is removed (an event arrived, or the listening time ran out). */
 	async stopListening(): Promise<void> {
 		if (this.#testRegistration === undefined) return;
-		const workflow = this.#workflow(this.#testRegistration);
+		// A copy: n8n's Workflow wraps what it is given in proxies, and a delivery may read the registration meanwhile.
+		const workflow = this.#workflow(structuredClone(this.#testRegistration));
 		await this.#runHook('delete', workflow, this.#webhookData(workflow, true), 'internal', 'update');
 		this.#testRegistration = undefined;
 	}

@@ -20,7 +20,7 @@ console.log(`model: ${values.runs} histories per model from seed ${seed}${values
 const result = spawnSync(
 	process.execPath,
 	[
-		fileURLToPath(import.meta.resolve('vitest/vitest.mjs')),
+		fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url)),
 		'run',
 		'--config',
 		'test/vitest.config.ts',

@@ -159,7 +159,7 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>
 		new Step(
 			'publish',
 			async (world, coverage) => {
-				world.published = true;
+				world.markPublished();
 				coverage.count(`activation (activate): ${await world.activate('activate')}`);
 			},
 			(model) => !model.published,
@@ -170,7 +170,6 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>
 		new Step(
 			'unpublish',
 			async (world) => {
-				world.published = false;
 				await world.unpublish();
 			},
 			(model) => model.published,
@@ -180,6 +179,8 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>
 	fc.constant(
 		new Step('testListen', async (world, coverage) => {
 			try {
+				// A new listen ends the one before (the harness, unlike n8n's editor, would keep two registrations).
+				await world.harness.stopListening();
 				await world.harness.listenForTestEvent();
 				coverage.count('test listen: started');
 			} catch {

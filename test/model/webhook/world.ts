@@ -30,16 +30,40 @@ export class WebhookWorld {
 	key: string;
 	/** Bookings made through the API or seeded, oldest first: what forgeries name. */
 	readonly bookings: string[] = [];
-	/** Subscriptions deleted while the user unpublished the workflow (their pending deliveries may be dropped). */
-	readonly unpublishDeleted = new Set<string>();
+	/**
+	 * Production subscriptions that existed when the user unpublished: their pending deliveries may be dropped, at once
+	 * or, when the delete failed, at the next publish (the docs: deliveries meanwhile are refused).
+	 */
+	readonly unpublished = new Set<string>();
 	/** Whether the user wants the workflow published (n8n re-publishes it after a restart). */
-	published = false;
+	get published(): boolean {
+		return this.#unpublishedSinceMs === undefined;
+	}
+
+	/** When the user unpublished and published again, n8n's clock. */
+	readonly unpublishedSpans: Array<[number, number]> = [];
+	#unpublishedSinceMs: number | undefined = 0;
+
+	/** The user publishes (or means to: n8n re-activates a published workflow after a restart). */
+	markPublished(): void {
+		if (this.#unpublishedSinceMs !== undefined) this.unpublishedSpans.push([this.#unpublishedSinceMs, Date.now()]);
+		this.#unpublishedSinceMs = undefined;
+	}
+
+	/** Whether the user had the workflow unpublished at `ms`. */
+	unpublishedAt(ms: number): boolean {
+		return this.#unpublishedSinceMs !== undefined && ms >= this.#unpublishedSinceMs
+			? true
+			: this.unpublishedSpans.some(([from, to]) => ms >= from && ms <= to);
+	}
 	/** Whether n8n has the workflow active in the current process (an activation that failed leaves it inactive). */
 	active = false;
 	/** Credential reads that fail from now on (n8n could not decrypt the credential, the database was unreachable). */
 	credentialFailures = 0;
 	/** Deliveries whose answer the service will not get (n8n answers after the service gave up waiting). */
 	answersToLose = 0;
+	/** When each restart happened (n8n's clock). */
+	readonly restartsAtMs: number[] = [];
 	/** Every body the test sent itself. */
 	readonly sentBodies = new Set<string>();
 	#port = 0;
@@ -72,6 +96,7 @@ export class WebhookWorld {
 		if (this.processes.length > 0) {
 			await this.harness.close();
 			vi.resetModules();
+			this.restartsAtMs.push(Date.now());
 		}
 		const harnessModule = (await import('../../harness/trigger.ts')) as HarnessModule;
 		this.#failCredentialReadsIn((await import('../../harness/engine.ts')) as EngineModule);
@@ -112,15 +137,13 @@ export class WebhookWorld {
 
 	/** The user unpublishes: what the delete removed is the user's choice, pending deliveries included. */
 	async unpublish(): Promise<void> {
-		const before = this.subscriptionIds();
+		this.#unpublishedSinceMs ??= Date.now();
+		const productionUrl = this.harness.productionUrl;
+		for (const subscription of this.sim.control.webhooks()) {
+			if (subscription.url === productionUrl) this.unpublished.add(subscription.id);
+		}
 		await this.harness.deactivate();
 		this.active = false;
-		const after = new Set(this.subscriptionIds());
-		for (const id of before) if (!after.has(id)) this.unpublishDeleted.add(id);
-	}
-
-	subscriptionIds(): string[] {
-		return this.sim.control.webhooks().map((subscription) => subscription.id);
 	}
 
 	/** The user rotates the API key: a new one into the credential, the old one revoked. */
