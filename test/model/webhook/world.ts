@@ -197,7 +197,13 @@ export class WebhookWorld {
 		this.sentBodies.add(body);
 		const process = this.process;
 		const before = process.harness.executions.length;
-		const { status } = await process.harness.post(body, headers);
+		let status: number;
+		try {
+			({ status } = await process.harness.post(body, headers));
+		} catch {
+			// fetch reused a kept-alive connection to the process before a restart; a sender simply sends again
+			({ status } = await process.harness.post(body, headers));
+		}
 		for (let index = before; index < process.harness.executions.length; index++) process.forgedRuns.set(index, kind);
 		return status;
 	}
