@@ -2,7 +2,8 @@
 // out as ordinary tests, each named after the history that produced it.
 import { describe, expect, it, vi } from 'vitest';
 import { TestCredentialsHelper } from '../harness/engine.ts';
-import { rotationSetup, runKinds } from './rotation-support.ts';
+import { forgedBody, rotationSetup, runKinds } from './rotation-support.ts';
+import { rotateKey, signFromScratch } from './support.ts';
 
 const { sim, advance, activeTrigger, bookLatest } = rotationSetup();
 
@@ -50,5 +51,18 @@ describe('model counterexamples', () => {
 		await trigger.stopListening();
 
 		expect(sim.control.webhooks().map((subscription) => subscription.url)).toEqual([trigger.productionUrl]);
+	});
+
+	// [rotateKey, forge(real booking, 9)] (seed 11, on the code before issue 37's fixes): a forged booking.created
+	// naming a booking made before the workflow was published ran (the six known defects: no. 1).
+	it('after a key rotation, a forged creation of a booking made before publishing does not run', async () => {
+		const trigger = await activeTrigger();
+		rotateKey(sim, trigger);
+		advance(1_000);
+		const earlier = sim.control.bookings()[9]; // seeded: made before the workflow was published
+		const body = forgedBody('booking.created', earlier);
+		const forged = await trigger.post(body, { 'Service-Signature': signFromScratch('attacker-has-no-secret', body) });
+
+		expect({ forged: forged.status >= 400, runs: runKinds(trigger) }).toEqual({ forged: true, runs: [] });
 	});
 });
