@@ -44,9 +44,23 @@ export async function settle(world: WebhookWorld): Promise<void> {
 	}
 }
 
+/**
+ * Subscriptions the service made although the answer to POST /webhooks was lost: the docs state that the API offers
+ * no way to find them (activation fails, the log says so, the description names workflow, node and time).
+ */
+function strays(world: WebhookWorld): Set<string> {
+	const unanswered = new Set(
+		world.sim.control
+			.requests()
+			.filter((request) => request.method === 'POST' && request.route === '/webhooks' && request.status !== 201)
+			.map((request) => Date.parse(request.at)),
+	);
+	return new Set(world.sim.control.webhooks().filter((subscription) => unanswered.has(Date.parse(subscription.createdAt))).map((subscription) => subscription.id));
+}
+
 /** Every way the history broke a promise; empty when it kept them all. */
 export function violations(world: WebhookWorld): string[] {
-	const found: string[] = [];
+	const found: string[] = [...world.violations];
 	const productionUrl = world.harness.productionUrl;
 	const emitted = new Map(world.sim.control.events().map((event) => [event.id, event]));
 	const delivered = world.sim.control.deliveries().filter((entry) => entry.url === productionUrl);
@@ -81,6 +95,7 @@ export function violations(world: WebhookWorld): string[] {
 		});
 	}
 
+	const stray = strays(world);
 	const ranIds = new Set(runs.map((run) => run.eventId));
 	const ranFacts = new Set(runs.map((run) => factOf(run.type, run.bookingId)));
 	for (const id of genuineIds) {
@@ -88,6 +103,8 @@ export function violations(world: WebhookWorld): string[] {
 		const attempts = delivered.filter((entry) => entry.eventId === id);
 		// The user unpublished: what the service still had to deliver to that subscription is dropped (docs).
 		if (attempts.every((entry) => world.unpublished.has(entry.subscriptionId))) continue;
+		// A stray subscription's deliveries are refused: the node never learnt its secret (docs, see strays()).
+		if (attempts.every((entry) => stray.has(entry.subscriptionId))) continue;
 		// Unpublished, the workflow refuses what arrives (the docs: deliveries meanwhile are refused).
 		if (world.unpublishedAt(Date.parse(event.createdAt))) continue;
 		if (ranIds.has(id) || ranFacts.has(factOf(event.type, event.data.booking.id))) continue;
@@ -111,21 +128,14 @@ export async function leftSubscriptions(world: WebhookWorld): Promise<string[]> 
 	}
 	await world.unpublish();
 	const lastRestartMs = world.restartsAtMs.at(-1) ?? -Infinity;
-	// Stated in the docs: when the answer to POST /webhooks was lost, the service may have subscribed and the API
-	// offers no way to find it (activation fails, the log says so, the description names workflow, node and time).
-	const unanswered = new Set(
-		world.sim.control
-			.requests()
-			.filter((request) => request.method === 'POST' && request.route === '/webhooks' && request.status !== 201)
-			.map((request) => Date.parse(request.at)),
-	);
+	const stray = strays(world);
 	return (
 		world.sim.control
 			.webhooks()
 			// Stated in the docs: a test subscription is deleted by the process that made it; if n8n restarts first, the
 			// user deletes it in the app (its description says "(test URL)").
 			.filter((subscription) => !(subscription.url === world.harness.testUrl && Date.parse(subscription.createdAt) <= lastRestartMs))
-			.filter((subscription) => !unanswered.has(Date.parse(subscription.createdAt)))
+			.filter((subscription) => !stray.has(subscription.id))
 			.map((subscription) => `subscription left: ${subscription.url} (${subscription.status})`)
 	);
 }

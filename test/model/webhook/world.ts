@@ -64,6 +64,8 @@ export class WebhookWorld {
 	answersToLose = 0;
 	/** When each restart happened (n8n's clock). */
 	readonly restartsAtMs: number[] = [];
+	/** Broken promises seen as they happened (the rest are judged from the logs at the end). */
+	readonly violations: string[] = [];
 	/** Every body the test sent itself. */
 	readonly sentBodies = new Set<string>();
 	#port = 0;
@@ -142,8 +144,14 @@ export class WebhookWorld {
 		for (const subscription of this.sim.control.webhooks()) {
 			if (subscription.url === productionUrl) this.unpublished.add(subscription.id);
 		}
+		// Judged only for an active workflow: after a failed activation the node cannot tell an unpublish from n8n's
+		// clean-up, and keeps what may have events to deliver until the next publish or unpublish (docs).
+		const nothingFails = this.active && this.sim.control.faults().length === 0 && this.credentialFailures === 0;
 		await this.harness.deactivate();
 		this.active = false;
+		// With nothing failing, unpublishing deletes the production subscription (the docs: "Unpublishing deletes").
+		const kept = this.sim.control.webhooks().filter((subscription) => subscription.url === productionUrl);
+		if (nothingFails && kept.length > 0) this.violations.push(`unpublished with nothing failing, ${productionUrl} kept`);
 	}
 
 	/** The user rotates the API key: a new one into the credential, the old one revoked. */
