@@ -20,6 +20,7 @@ console.log(`model: ${values.runs} histories per model from seed ${seed}${values
 const result = spawnSync(
 	process.execPath,
 	[
+		// vitest's command-line entry (not among the package's exports, so found by path).
 		fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url)),
 		'run',
 		'--config',
