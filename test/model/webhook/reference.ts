@@ -48,7 +48,7 @@ export async function settle(world: WebhookWorld): Promise<void> {
  * Subscriptions the service made although the answer to POST /webhooks was lost: the docs state that the API offers
  * no way to find them (activation fails, the log says so, the description names workflow, node and time).
  */
-function strays(world: WebhookWorld): Set<string> {
+export function strays(world: WebhookWorld): Set<string> {
 	const unanswered = new Set(
 		world.sim.control
 			.requests()
