@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Listens on 127.0.0.1 at a free port; resolves with the server's origin, `http://127.0.0.1:<port>`. */
-export async function listenOnLoopback(server: Server): Promise<string> {
-	server.listen(0, '127.0.0.1');
+/** Listens on 127.0.0.1 at `port` (default a free one); resolves with the server's origin, `http://127.0.0.1:<port>`. */
+export async function listenOnLoopback(server: Server, port = 0): Promise<string> {
+	server.listen(port, '127.0.0.1');
 	await once(server, 'listening');
 	return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

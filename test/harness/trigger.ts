@@ -58,6 +58,8 @@ export interface TriggerHarnessOptions {
 	 * play two n8n instances, each with its own webhook URL (its own port).
 	 */
 	instanceId?: string;
+	/** The port to listen on (default a free one): a restarted n8n serves its webhooks at the same address. */
+	port?: number;
 }
 
 export interface RecordedExecution {
@@ -116,6 +118,7 @@ export class TriggerHarness {
 	/** Unique per harness unless given, as workflow ids are per n8n instance. */
 	readonly workflowId: string;
 	readonly #instanceId: string | undefined;
+	readonly #port: number;
 	/** Production static data as the database holds it: JSON text. */
 	#storedStaticData = '{}';
 	/** The test registration's copy of static data, while listening for a test event. */
@@ -133,6 +136,7 @@ export class TriggerHarness {
 		this.#workflowName = options.workflowName ?? 'Booking follow-ups';
 		this.workflowId = options.workflowId ?? `wf-${randomUUID()}`;
 		this.#instanceId = options.instanceId;
+		this.#port = options.port ?? 0;
 		if (options.copyOf) {
 			this.#storedStaticData = options.copyOf.savedStaticData;
 			this.#node = { ...this.#node, webhookId: options.copyOf.webhookId ?? this.#node.webhookId };
@@ -143,7 +147,7 @@ export class TriggerHarness {
 	}
 
 	async start(): Promise<this> {
-		this.origin = await listenOnLoopback(this.#server);
+		this.origin = await listenOnLoopback(this.#server, this.#port);
 		return this;
 	}
 
@@ -244,7 +248,8 @@ export class TriggerHarness {
 	/** The test webhook is removed (an event arrived, or the listening time ran out). */
 	async stopListening(): Promise<void> {
 		if (this.#testRegistration === undefined) return;
-		const workflow = this.#workflow(this.#testRegistration);
+		// A copy: n8n's Workflow wraps what it is given in proxies, and a delivery may read the registration meanwhile.
+		const workflow = this.#workflow(structuredClone(this.#testRegistration));
 		await this.#runHook('delete', workflow, this.#webhookData(workflow, true), 'internal', 'update');
 		this.#testRegistration = undefined;
 	}

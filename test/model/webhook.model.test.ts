@@ -1,0 +1,65 @@
+// The webhook trigger's model-based test (issue 37): random histories of booking changes, the service's deliveries
+// (duplicated, reordered, retried over days, answers lost), forged requests, key rotations, restarts, test listens,
+// publish and unpublish with faults on any request, run through the real node code and the simulator, then judged
+// by the reference (webhook/reference.ts). `npm test` runs a few histories from a fixed seed; `npm run model --
+// --runs N webhook` many more, printing the coverage.
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { startSimulator } from '../simulator/index.ts';
+import type { Simulator } from '../simulator/index.ts';
+import { Coverage } from './coverage.ts';
+import { modelRun } from './settings.ts';
+import type { Model, Real } from './webhook/commands.ts';
+import { commandArbitraries, FAULT_KINDS, FAULT_ROUTES } from './webhook/commands.ts';
+import { FORGERY_KINDS } from './webhook/forgeries.ts';
+import { leftSubscriptions, settle, violations } from './webhook/reference.ts';
+import { DELIVERY_TIMEOUT_MS, WebhookWorld } from './webhook/world.ts';
+
+const run = modelRun({ runs: 12, seed: 37 });
+const coverage = new Coverage('webhook trigger');
+const EXPECTED = [
+	...['book', 'cancel', 'noShow', 'reschedule', 'deliver', 'deliveryMode', 'advance', 'fault', 'credentialUnreadable'].map((name) => `command: ${name}`),
+	...['loseNextAnswer', 'forge', 'rotateKey', 'restart', 'reactivate', 'publish', 'unpublish', 'testListen', 'stopListening'].map((name) => `command: ${name}`),
+	...FAULT_ROUTES.flatMap(([method, path]) => FAULT_KINDS.map((kind) => `fault: ${kind} on ${method} ${path}`)),
+	...FORGERY_KINDS.map((kind) => `forgery: ${kind}`),
+	...['published', 'unpublished'].flatMap((state) => [`rotation: ${state}, retries pending`, `rotation: ${state}, nothing pending`]),
+];
+
+let sim: Simulator;
+let nextStartMs = Date.parse('2031-03-03T00:00:00Z');
+
+beforeAll(async () => {
+	vi.useFakeTimers({ toFake: ['Date'] });
+	vi.setSystemTime(nextStartMs);
+	sim = await startSimulator({ allowInsecureWebhookTargets: true, rateLimit: false, deliveryTimeoutMs: DELIVERY_TIMEOUT_MS });
+});
+
+afterAll(async () => {
+	await sim?.close();
+	vi.useRealTimers();
+	if (run.long) console.log(coverage.report(EXPECTED));
+});
+
+async function history(commands: Iterable<fc.AsyncCommand<Model, Real>>): Promise<void> {
+	nextStartMs += 20 * 86_400_000; // each history on days of its own: the process budgets refill, nothing is due
+	vi.setSystemTime(nextStartMs);
+	sim.control.reset();
+	const world = new WebhookWorld(sim, nextStartMs);
+	try {
+		await world.startProcess();
+		world.markPublished();
+		await world.activate('activate');
+		await fc.asyncModelRun(() => ({ model: { published: true }, real: { world, coverage } }), commands);
+		await settle(world);
+		const found = violations(world);
+		found.push(...(await leftSubscriptions(world)));
+		coverage.history([...commands].length);
+		expect(found).toEqual([]);
+	} finally {
+		await world.close();
+	}
+}
+
+it('every genuine event runs once per process; no forged request runs; every subscription made is deleted', async () => {
+	await fc.assert(fc.asyncProperty(fc.commands(commandArbitraries, { maxCommands: 25, size: '+1' }), history), run.parameters);
+});
