@@ -54,11 +54,29 @@ async function next(id: string, before: Events, count: number): Promise<Events> 
 	return seen.slice(before.length);
 }
 
+/**
+ * Waits until the activation poll has read its position (the newest change, listed after the in-flight bookings):
+ * "from now" is when that poll ran, and n8n's publish returns before it runs (later still on the durable scheduler
+ * or a busy machine), so a booking made earlier would rightly count as history.
+ */
+async function activationPositionTaken(): Promise<void> {
+	const deadline = Date.now() + 2 * MINUTE;
+	for (;;) {
+		const listings = simulator.control.requests().filter((entry) => entry.route === '/bookings' && entry.status === 200);
+		const inFlight = listings.findIndex((entry) => entry.query.status === 'awaiting_payment');
+		if (inFlight >= 0 && listings.slice(inFlight + 1).some((entry) => entry.query.sort === '-updatedAt')) return;
+		if (Date.now() > deadline) throw new Error('the activation poll did not read its position within 2 minutes');
+		await sleep(200);
+	}
+}
+
 const sorted = (events: Array<[string, string]>) => [...events].sort((a, b) => a.join().localeCompare(b.join()));
 
 describe('Booking Service Polling Trigger in n8n', () => {
 	it('activation starts from now; every kind of change reaches the workflow once, with the right event', async () => {
+		simulator.control.clearRequests();
 		await n8n.activate(workflowId); // in-memory scheduler: the first poll runs now; durable: within 10 s
+		await activationPositionTaken();
 		expect(await eventsOf(n8n, workflowId)).toEqual([]);
 
 		// Right after activation: four bookings made, one of them then marked no-show, one cancelled.
