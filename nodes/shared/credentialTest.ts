@@ -10,13 +10,16 @@ import type {
 } from 'n8n-workflow';
 
 import { normaliseBaseUrl } from './baseUrl';
-import { connectionFailureMessage, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
+import { connectionFailureMessage, noAnswerMessage, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
 
 /** The method name the nodes' `credentials: [{ testedBy }]` entries point at. */
 export const CREDENTIAL_TEST_METHOD = 'bookingServiceApiTest';
 
-/** Long enough for a slow service, short enough that the user is not left waiting for a dead address. */
-const TEST_TIMEOUT_MS = 15_000;
+/**
+ * fetch gives up on a connection not made within 10 s (undici's connect timeout); the whole test has the same limit, so
+ * one number holds whichever step the service does not answer.
+ */
+const TEST_TIMEOUT_MS = 10_000;
 
 const KEY_HELP = 'Create a new key in the app (Settings → API keys and webhooks) and paste it into API Key.';
 const BASE_URL_EXAMPLE = 'e.g. https://api.example.com/v1';
@@ -113,9 +116,7 @@ function unreachable(baseUrl: string, error: unknown): string {
 	const code = errorCode(error);
 	const name = String((error as { name?: unknown })?.name ?? '');
 	if (name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-		const url = new URL(baseUrl);
-		const address = url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;
-		return `${address} did not answer within ${TEST_TIMEOUT_MS / 1000} s. Check the Base URL, and that this n8n can reach the service (firewall, proxy).`;
+		return `${noAnswerMessage(baseUrl, 'GET /me', TEST_TIMEOUT_MS)}. Check the Base URL of the Booking Service API credential, and that this n8n can reach the service (firewall, proxy).`;
 	}
 	return connectionFailureMessage(baseUrl, code);
 }

@@ -2,7 +2,13 @@
 // reads it (a workflow builder, an operator); the description adds the detail. `agentAdvice` is the next step for a
 // model that called the node as an AI agent's tool, added to the message only there (see agentAdvice.ts).
 import { RESOURCE_ID_IN_PATH } from './resourceId';
-import { connectionFailureMessage, explainConnectionFailure, nothingAtMessage, WRONG_KEY_MESSAGE } from './setupTexts';
+import {
+	connectionFailureMessage,
+	explainConnectionFailure,
+	noAnswerMessage,
+	nothingAtMessage,
+	WRONG_KEY_MESSAGE,
+} from './setupTexts';
 import type { BookingServiceRequest } from './transport';
 
 /** The contract says only that `validation_failed` details name each field, not how. */
@@ -173,7 +179,7 @@ export function rateLimitText(retryAfter: number | undefined, maxWaitSeconds: nu
 export function unreachableText(
 	request: BookingServiceRequest,
 	baseUrl: string,
-	failure: { timedOut: boolean; code: string; seconds: number },
+	failure: { timedOut: boolean; code: string; limitMs: number; timeoutOption: boolean },
 ): ErrorText {
 	if (!failure.timedOut) {
 		return {
@@ -184,11 +190,13 @@ export function unreachableText(
 			agentAdvice: TRY_LATER_ADVICE,
 		};
 	}
-	const message = `The Booking Service at ${baseUrl} did not answer ${request.method} ${request.path} within ${failure.seconds} s`;
+	const message = noAnswerMessage(baseUrl, `${request.method} ${request.path}`, failure.limitMs);
 	if (request.method === 'GET') {
 		return {
-			message: `${message}; try again later, or raise the Timeout option`,
-			description: 'Turn on Retry On Fail in the node settings to try again automatically.',
+			message: `${message}; try again later${failure.timeoutOption ? ', or raise the Timeout option' : ''}`,
+			description: failure.timeoutOption
+				? 'Turn on Retry On Fail in the node settings to try again automatically.'
+				: 'The service may be slow or overloaded right now.',
 			agentAdvice: TRY_LATER_ADVICE,
 		};
 	}

@@ -161,7 +161,8 @@ export function unreachableError(
 	return buildApiError(ctx, redact, {
 		httpCode: null,
 		envelope: undefined,
-		text: unreachableText(request, baseUrl, { timedOut, code, seconds: attempt.timeoutMs / 1000 }),
+		// Only the action node runs on items (as a node or an AI tool), and only it has a Timeout option to raise.
+		text: unreachableText(request, baseUrl, { timedOut, code, limitMs: attempt.timeoutMs, timeoutOption: 'getInputData' in ctx }),
 		itemIndex,
 	});
 }

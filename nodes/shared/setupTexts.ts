@@ -10,6 +10,14 @@ export function nothingAtMessage(baseUrl: string, path: string): string {
 	return `Nothing was found at ${baseUrl}${path} (HTTP 404). The Base URL in the Booking Service API credential must be the service's base URL including the version prefix /v1, e.g. https://api.example.com/v1.`;
 }
 
+/**
+ * No answer within the limit that applied (`limitMs`, said to a tenth of a second): the credential's Test button and
+ * every node lead with it, so the number shown is always the wait that ended.
+ */
+export function noAnswerMessage(baseUrl: string, request: string, limitMs: number): string {
+	return `The Booking Service at ${baseUrl} did not answer ${request} within ${Math.round(limitMs / 100) / 10} s`;
+}
+
 /** The address as the user wrote it in the Base URL: host, and port when one is given. */
 function addressOf(url: URL): string {
 	return url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;

@@ -1,10 +1,12 @@
 /**
  * The README's "The simulator on its own", run as a reader runs it: its start command (on a free port instead of
  * 4010, which may be taken here), the line it says appears, a credential's request with the key it names, and its two
- * commands for seeing what is booked, which must show a booking just made through the API.
+ * commands for seeing what is booked, which must show a booking just made through the API — the way it says to make
+ * a booking the triggers report: delivered at once to n8n's http://localhost webhook, listed as changed for a poll.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -71,6 +73,12 @@ describe('README: the simulator on its own', () => {
 		expect(blocks[1]!.split('\n')).toHaveLength(2);
 	});
 
+	it('says how to make a booking the triggers report: with a Booking Service node, as the API is used below', () => {
+		expect(section!.text.replace(/\s+/g, ' ')).toContain(
+			'For a booking the triggers report, book a free time with a Booking Service node (*Get Available Slots*, then *Booking → Create*): the webhook trigger runs at once, the polling trigger at its next poll.',
+		);
+	});
+
 	it('starts as written, prints the line shown, and both commands list a booking just made through the API', async () => {
 		const port = await freePort();
 		const ready = await startAsReadmeSays(port);
@@ -78,8 +86,28 @@ describe('README: the simulator on its own', () => {
 		expect(section!.text).toContain(`{"baseUrl":"http://127.0.0.1:${README_PORT}/v1","apiKeys":{"readWrite":"bsk_…","readOnly":"bsk_…"}}`);
 		expect(ready.apiKeys.readWrite).toMatch(/^bsk_/);
 
-		// A booking as the Booking Service node makes it: the first free slot of the (free, active) intro call.
+		// What a webhook trigger in an n8n on this machine subscribes: an http://localhost URL (n8n's default WEBHOOK_URL).
+		const delivered: Array<{ type: string; data: { booking: { id: string } } }> = [];
+		const n8n = createHttpServer((request, response) => {
+			let body = '';
+			request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+			request.on('end', () => {
+				delivered.push(JSON.parse(body) as (typeof delivered)[number]);
+				response.end();
+			});
+		});
+		await new Promise<void>((resolve) => n8n.listen(0, '127.0.0.1', resolve));
+		const n8nPort = (n8n.address() as AddressInfo).port;
 		const headers = { authorization: `Bearer ${ready.apiKeys.readWrite}`, 'content-type': 'application/json' };
+		const subscribed = await fetch(`${ready.baseUrl}/webhooks`, {
+			method: 'POST',
+			headers,
+			body: JSON.stringify({ url: `http://localhost:${n8nPort}/webhook/readme`, events: ['booking.created'] }),
+		});
+		expect(subscribed.status).toBe(201);
+		const before = new Date(Date.now() - 1_000).toISOString();
+
+		// A booking as the Booking Service node makes it: the first free slot of the (free, active) intro call.
 		const eventTypes = (await (await fetch(`${ready.baseUrl}/event-types?active=true`, { headers })).json()) as {
 			items: Array<{ id: string; slug: string }>;
 		};
@@ -106,5 +134,15 @@ describe('README: the simulator on its own', () => {
 		expect(control.items.map((item) => item.id)).toContain(booking.id);
 		const listed = JSON.parse(runAsReadmeSays(asTheNodesRead!, port, ready)) as { items: Array<{ id: string }> };
 		expect(listed.items.map((item) => item.id)).toContain(booking.id);
+
+		// The triggers report it: delivered at once, and among the changes a poll asks for.
+		await expect.poll(() => delivered.map((event) => [event.type, event.data.booking.id]), { timeout: 10_000 }).toEqual([
+			['booking.created', booking.id],
+		]);
+		n8n.close();
+		const changed = (await (
+			await fetch(`${ready.baseUrl}/bookings?sort=-updatedAt&updatedSince=${encodeURIComponent(before)}`, { headers })
+		).json()) as { items: Array<{ id: string }> };
+		expect(changed.items.map((item) => item.id)).toEqual([booking.id]);
 	});
 });

@@ -10,9 +10,6 @@ import { BookingService } from '../../nodes/BookingService/BookingService.node.t
 import { BookingServicePollingTrigger } from '../../nodes/BookingServicePollingTrigger/BookingServicePollingTrigger.node.ts';
 import { BookingServiceTrigger } from '../../nodes/BookingServiceTrigger/BookingServiceTrigger.node.ts';
 
-/** Create's Start: its hint (which slot to use) is being rewritten with the Create messages; its description names the zone. */
-const HINT_OWNED_ELSEWHERE = ['Booking Service: Start (booking create)'];
-
 function timeFields(description: INodeTypeDescription): Array<{ label: string; field: INodeProperties }> {
 	const found: Array<{ label: string; field: INodeProperties }> = [];
 	const visit = (properties: INodeProperties[], where: string) => {
@@ -48,7 +45,7 @@ describe('a date or time picked in the panel says which zone it is read in', () 
 		]);
 	});
 
-	it.each(fields.map(({ label }) => label).filter((label) => !HINT_OWNED_ELSEWHERE.includes(label)))('%s', (label) => {
+	it.each(fields.map(({ label }) => label))('%s', (label) => {
 		const { field } = fields.find((candidate) => candidate.label === label)!;
 		expect(field.hint, 'shown under the field, not only in a tooltip').toMatch(/the workflow's time zone \(Workflow Settings → Timezone\)/);
 		if (field.type === 'dateTime') expect(field.hint).toMatch(/not your computer's/);

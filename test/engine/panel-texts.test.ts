@@ -86,6 +86,12 @@ describe("Create's Start hint", () => {
 		expect(start.hint).toMatch(/40 slot items make 40 bookings/);
 	});
 
+	it("names the zone a value without Z or an offset is read in, as Create reads it (engine/time-zones): the workflow's, or the Time Zone option", () => {
+		expect(start.hint).toContain(
+			"A value without Z or an offset is read in the workflow's time zone (Workflow Settings → Timezone) or the Time Zone option, not your computer's",
+		);
+	});
+
 	it.each([
 		['One Item per Slot', 'itemPerSlot'],
 		['One Item With All Slots', 'oneItem'],

@@ -38,6 +38,8 @@ export function fakeContext(
 	const requests: IHttpRequestOptions[] = [];
 	const context = {
 		getNode: () => TEST_NODE,
+		// The action node's context: it runs on items (the transport tells it from the triggers' contexts by this).
+		getInputData: () => [{ json: {} }],
 		getTimezone: () => options.timezone ?? 'UTC',
 		getCredentials: async () => ({
 			apiKey: TEST_API_KEY,

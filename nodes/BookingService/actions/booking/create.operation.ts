@@ -37,7 +37,7 @@ const properties: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		required: true,
-		hint: 'One booking per incoming item. From Get Available Slots: {{ $json.slot }} after One Item per Slot (keep only the chosen item first, e.g. with a Limit node: 40 slot items make 40 bookings), {{ $json.slots[0] }} after One Item With All Slots',
+		hint: "One booking per incoming item. A value without Z or an offset is read in the workflow's time zone (Workflow Settings → Timezone) or the Time Zone option, not your computer's. From Get Available Slots: {{ $json.slot }} after One Item per Slot (keep only the chosen item first, e.g. with a Limit node: 40 slot items make 40 bookings), {{ $json.slots[0] }} after One Item With All Slots",
 		description:
 			"When the booking starts. A value without Z or an offset (the date picker stores 2026-03-02T10:00:00) is read in the workflow's time zone, or in the Time Zone option (under Options); the service receives UTC. A start that has passed is refused. Use a slot from Get Available Slots to be sure the time is free.",
 	},
