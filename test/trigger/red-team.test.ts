@@ -8,11 +8,22 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ROTATION_NOTICE_AFTER_MS } from '../../nodes/BookingServiceTrigger/memory.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
-import { rotateKey } from './support.ts';
+import { freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
+import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
-import { rotationSetup, runKinds, withOneFailedCredentialRead } from './rotation-support.ts';
+import { forgedBody, rotationSetup, runKinds, withOneFailedCredentialRead } from './rotation-support.ts';
 
-const { sim, harnesses, advance, activeTrigger, bookLatest } = rotationSetup();
+const { sim, harnesses, advance, activeTrigger, bookLatest, serviceSecretOf } = rotationSetup();
+const noSecret = (body: string) => ({ 'Service-Signature': signFromScratch('attacker-has-no-secret', body) });
+
+let forgedIds = 0;
+/** `count` forged creations of bookings that do not exist, each costing a look-up while the budget lasts: all refused. */
+async function flood(trigger: TriggerHarness, count: number): Promise<void> {
+	for (let index = 0; index < count; index++) {
+		const body = forgedBody('booking.created', { id: (++forgedIds).toString(16).padStart(24, 'a') });
+		expect((await trigger.post(body, noSecret(body))).status).toBe(401);
+	}
+}
 
 async function freePort(): Promise<number> {
 	const server = createServer();
@@ -74,6 +85,75 @@ describe('red team findings (issue 37)', () => {
 		expect(attemptsOf(event.id)).toHaveLength(10); // the service gave up after its tenth attempt
 		// Defect: that attempt carried the rotation notice (a 500), so the event never runs.
 		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.created']);
+	});
+
+	it.fails('3: forged floods at four rotated triggers do not refuse a fifth, unrotated trigger’s genuine event on all ten attempts', async () => {
+		const rotated = [await activeTrigger(), await activeTrigger(), await activeTrigger(), await activeTrigger()];
+		const fifthKey = sim.control.createKey('readWrite').key; // another workflow's credential, never rotated
+		const fifth = await startTriggerHarness({ baseUrl: sim.baseUrl, apiKey: fifthKey, parameters: { events: ['*'], options: {} } });
+		harnesses.push(fifth);
+		await fifth.activate();
+		const newKey = sim.control.createKey('readWrite').key;
+		for (const trigger of rotated) trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		sim.control.revokeKey(sim.apiKeys.readWrite);
+		sim.control.setDeliveryMode({ shuffle: true }); // the service's attempts at the fifth are played below
+		const booking = await bookLatest(fifthKey);
+		const subscription = sim.control.webhooks().find((entry) => entry.url === fifth.productionUrl)!;
+		const body = JSON.stringify(sim.control.events().find((entry) => entry.data.booking.id === booking.id));
+
+		const statuses: number[] = [];
+		for (const delaySeconds of [0, ...DEFAULT_RETRY_DELAYS_SECONDS]) {
+			advance(delaySeconds * 1000);
+			// Four rotated triggers, 26 forged requests each (a share is 30): the process’s 100 tokens are spent.
+			await Promise.all(rotated.map(async (trigger) => await flood(trigger, 26)));
+			statuses.push((await fifth.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), body) })).status);
+		}
+		expect(statuses).toHaveLength(10);
+		// Defect: every attempt is refused 401 (its credential read finds the process budget spent): the event never runs.
+		expect(runKinds(fifth)).toEqual(['booking.created']);
+	}, 60_000);
+
+	it.fails('4: forged floods at rotated triggers leave the API key’s rate limit to the builder (GET /me is not 429)', async () => {
+		sim.control.setRateLimit({ requests: 600, perSeconds: 60 }); // the simulator's stand-in for the service's budget
+		try {
+			const triggers = [await activeTrigger(), await activeTrigger(), await activeTrigger(), await activeTrigger()];
+			const newKey = sim.control.createKey('readWrite').key;
+			for (const trigger of triggers) trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+			sim.control.revokeKey(sim.apiKeys.readWrite);
+			advance(60_000);
+			for (let index = 0; index < 800; index++) {
+				advance(70); // 800 forged requests in 56 s, about 14 a second over four triggers
+				await flood(triggers[index % triggers.length], 1);
+			}
+			const lookUps = sim.control.requests().filter((entry) => entry.route === '/bookings/{id}').length;
+			expect(lookUps).toBeGreaterThan(500);
+			// Defect: the look-ups the forgeries caused spent the key's budget; the builder's own request is refused.
+			expect((await fetch(`${sim.baseUrl}/me`, { headers: { authorization: `Bearer ${newKey}` } })).status).toBe(200);
+		} finally {
+			sim.control.setRateLimit(false);
+		}
+	}, 60_000);
+
+	it.fails('5: during a flood, a genuine reschedule runs with the booking’s new time, not a ≤10 s stale listing’s', async () => {
+		const trigger = await activeTrigger();
+		const [subscription] = sim.control.webhooks();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // the genuine delivery is played below
+		const booking = await bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		advance(5_000);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'host' }); // a first move
+		advance(5_000);
+		await flood(trigger, 40); // the trigger's share is spent; the last ones read its listing now
+		advance(2_000);
+		const moved = sim.control.reschedule(booking.id, { start: starts[1], by: 'host' }); // the move that matters
+		await flood(trigger, 10); // the share's refill is spent too; the listing is 2 s old, so it is not read again
+		const event = sim.control.events().filter((entry) => entry.type === 'booking.rescheduled').at(-1)!;
+		const body = JSON.stringify(event);
+		const answer = await trigger.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), body) });
+		expect(answer.status).toBe(200);
+		// Defect: what runs is the listing's booking from before the move, with the first move's time.
+		expect(trigger.executions.at(-1)?.items[0].json.booking).toMatchObject({ start: moved.start });
 	});
 
 	it.fails('6: unpublishing within 30 s of a failed re-activation (n8n 1.x start) deletes the subscription', async () => {
