@@ -39,6 +39,15 @@ async function elapse(ms: number): Promise<void> {
 	await sim.control.drainDeliveries();
 }
 
+/** The service's attempts of one delivery until one is answered 2xx: the first, then its retries (60 s, 5 min). */
+async function deliverUntilAccepted(trigger: TriggerHarness, body: string, subscriptionId: string): Promise<void> {
+	for (const delaySeconds of [0, 60, 300]) {
+		advance(delaySeconds * 1000);
+		const headers = { 'Service-Signature': signFromScratch(serviceSecretOf(subscriptionId), body) };
+		if ((await trigger.post(body, headers)).status < 300) return;
+	}
+}
+
 const attemptsOf = (eventId: string) => sim.control.deliveries().filter((entry) => entry.eventId === eventId);
 
 describe('red team findings (issue 37)', () => {
@@ -49,8 +58,7 @@ describe('red team findings (issue 37)', () => {
 		await sim.control.drainDeliveries(); // confirmed through the service, and run: the hour starts
 		advance(ROTATION_NOTICE_AFTER_MS);
 		await bookLatest(newKey); // its delivery carries the notice
-		await sim.control.drainDeliveries();
-		expect(trigger.answers.at(-1)).toMatchObject({ status: 500, error: expect.stringMatching(/Unpublish and publish/) });
+		await sim.control.drainDeliveries(); // today: a 500 whose error says to unpublish and publish
 
 		// The builder does what the notice says, before the service's retry (60 s later).
 		await trigger.deactivate();
@@ -87,17 +95,21 @@ describe('red team findings (issue 37)', () => {
 		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.created']);
 	});
 
-	it.fails('3: forged floods at four rotated triggers do not refuse a fifth, unrotated trigger’s genuine event on all ten attempts', async () => {
+	// 3, and 7 (new): with the fifth rotated too, its key state (remembered 60 s) cannot be read again either, so the
+	// listing that answers issue 37-4 is never reached.
+	it.fails.each(['3: an unrotated', '7: a rotated'])('%s fifth trigger’s genuine event is not refused on all ten attempts by forged floods at four rotated triggers', async (victim) => {
 		const rotated = [await activeTrigger(), await activeTrigger(), await activeTrigger(), await activeTrigger()];
-		const fifthKey = sim.control.createKey('readWrite').key; // another workflow's credential, never rotated
+		const fifthKey = sim.control.createKey('readWrite').key; // another workflow's credential
 		const fifth = await startTriggerHarness({ baseUrl: sim.baseUrl, apiKey: fifthKey, parameters: { events: ['*'], options: {} } });
 		harnesses.push(fifth);
 		await fifth.activate();
 		const newKey = sim.control.createKey('readWrite').key;
-		for (const trigger of rotated) trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		for (const trigger of victim.startsWith('7') ? [...rotated, fifth] : rotated)
+			trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
 		sim.control.revokeKey(sim.apiKeys.readWrite);
+		if (victim.startsWith('7')) sim.control.revokeKey(fifthKey);
 		sim.control.setDeliveryMode({ shuffle: true }); // the service's attempts at the fifth are played below
-		const booking = await bookLatest(fifthKey);
+		const booking = await bookLatest(newKey);
 		const subscription = sim.control.webhooks().find((entry) => entry.url === fifth.productionUrl)!;
 		const body = JSON.stringify(sim.control.events().find((entry) => entry.data.booking.id === booking.id));
 
@@ -109,7 +121,7 @@ describe('red team findings (issue 37)', () => {
 			statuses.push((await fifth.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), body) })).status);
 		}
 		expect(statuses).toHaveLength(10);
-		// Defect: every attempt is refused 401 (its credential read finds the process budget spent): the event never runs.
+		// Defect: every attempt is refused 401 (reading its credential finds the process budget spent): it never runs.
 		expect(runKinds(fifth)).toEqual(['booking.created']);
 	}, 60_000);
 
@@ -125,8 +137,6 @@ describe('red team findings (issue 37)', () => {
 				advance(70); // 800 forged requests in 56 s, about 14 a second over four triggers
 				await flood(triggers[index % triggers.length], 1);
 			}
-			const lookUps = sim.control.requests().filter((entry) => entry.route === '/bookings/{id}').length;
-			expect(lookUps).toBeGreaterThan(500);
 			// Defect: the look-ups the forgeries caused spent the key's budget; the builder's own request is refused.
 			expect((await fetch(`${sim.baseUrl}/me`, { headers: { authorization: `Bearer ${newKey}` } })).status).toBe(200);
 		} finally {
@@ -150,10 +160,59 @@ describe('red team findings (issue 37)', () => {
 		await flood(trigger, 10); // the share's refill is spent too; the listing is 2 s old, so it is not read again
 		const event = sim.control.events().filter((entry) => entry.type === 'booking.rescheduled').at(-1)!;
 		const body = JSON.stringify(event);
-		const answer = await trigger.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), body) });
-		expect(answer.status).toBe(200);
+		await deliverUntilAccepted(trigger, body, subscription.id);
 		// Defect: what runs is the listing's booking from before the move, with the first move's time.
-		expect(trigger.executions.at(-1)?.items[0].json.booking).toMatchObject({ start: moved.start });
+		expect(trigger.executions.map((execution) => (execution.items[0].json.booking as { start: string }).start)).toEqual([moved.start]);
+	});
+
+	it.fails('8 (new): during a flood, a genuine second reschedule is not acknowledged as already run from a stale listing', async () => {
+		const trigger = await activeTrigger();
+		const [subscription] = sim.control.webhooks();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // the genuine deliveries are played below
+		const booking = await bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		const deliverLastReschedule = async () => {
+			const body = JSON.stringify(sim.control.events().filter((entry) => entry.type === 'booking.rescheduled').at(-1));
+			await deliverUntilAccepted(trigger, body, subscription.id);
+		};
+		advance(5_000);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'host' });
+		await deliverLastReschedule(); // confirmed by a look-up, and run
+		advance(5_000);
+		await flood(trigger, 40); // the share is spent; the listing is read now, showing the first move
+		advance(2_000);
+		sim.control.reschedule(booking.id, { start: starts[1], by: 'host' });
+		await flood(trigger, 10);
+		await deliverLastReschedule(); // today: acknowledged (200), so the service never retries it
+		// Defect: the stale listing shows the first move, whose fact ran: the second is acknowledged and never runs.
+		expect(runKinds(trigger)).toEqual(['booking.rescheduled', 'booking.rescheduled']);
+	});
+
+	it.fails('9 (new): a checked run carries the service’s event id and time, not a sender’s (Remove Duplicates keys on it)', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // the genuine delivery is late (n8n was busy, a retry is due)
+		const booking = await bookLatest(newKey);
+		const [event] = sim.control.events().filter((entry) => entry.data.booking.id === booking.id);
+		// Anyone who knows the booking id (a booker, a read-only key) posts its creation first, under ids of their own.
+		const body = JSON.stringify({ id: 'evt_chosen_by_the_sender', type: 'booking.created', createdAt: '2020-01-01T00:00:00Z', data: { booking: { id: booking.id } } });
+		await trigger.post(body, noSecret(body)); // today: 200, and it runs
+		await sim.control.drainDeliveries(); // the genuine delivery is acknowledged without a run here...
+		// ...but after a restart, or at another queue-mode process, it runs again under its own id, which the run above
+		// did not carry: Remove Duplicates on {{ $json.eventId }} (the docs' remedy) cannot catch the repeat.
+		expect(trigger.executions.map((execution) => execution.items[0].json)).toEqual([
+			expect.objectContaining({ eventId: event.id, eventCreatedAt: event.createdAt }),
+		]);
+	});
+
+	it.fails('10 (new, low): a subscription record kept without createdAt (written before 9129bdf) still verifies deliveries', async () => {
+		const trigger = await activeTrigger();
+		trigger.editNodeStaticData((nodeData) => delete (nodeData.subscription as Record<string, unknown>).createdAt);
+		await bookLatest(sim.apiKeys.readWrite);
+		await sim.control.drainDeliveries();
+		// Defect: readSubscription drops such a record: every delivery is refused 401 ("holds no subscription").
+		expect(runKinds(trigger)).toEqual(['booking.created']);
 	});
 
 	it.fails('6: unpublishing within 30 s of a failed re-activation (n8n 1.x start) deletes the subscription', async () => {
