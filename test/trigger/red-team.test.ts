@@ -1,7 +1,7 @@
 // Red team of the webhook trigger's checked window (issue 37). Each finding is an `it.fails` whose assertion states
 // only what the builder is promised, so it passes while the defect exists and flips once it is fixed.
 //
-// Tried and held (the first four run below as plain `it`):
+// Tried and held (the first four are plain `it`s in red-team-held.test.ts):
 // - a genuine delivery captured at one rotated trigger, replayed to another of the account under new ids: once each;
 // - a credential switched to another key and Base URL: nothing runs, one credential read a minute however many requests;
 // - a test listen after a rotation: its subscription is sealed under the new key, a forged request there is refused;
@@ -17,7 +17,7 @@ import { ROTATION_NOTICE_AFTER_MS } from '../../nodes/BookingServiceTrigger/memo
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
 import { freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
-import { forgedBody, rotationSetup, runKinds, withOneFailedCredentialRead } from './rotation-support.ts';
+import { rotationSetup, runKinds, withOneFailedCredentialRead } from './rotation-support.ts';
 import { flood, freePort, noSecret, redTeamSteps } from './red-team-support.ts';
 
 const setup = rotationSetup();
@@ -180,6 +180,18 @@ describe('red team findings (issue 37)', () => {
 		]);
 	});
 
+	it.fails('11 (new): a forged request under a genuine event’s id, naming another booking, does not make that event a repeat', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // both deliveries are late; the first one's id has been seen
+		const [first, second] = [await bookLatest(newKey), await bookLatest(newKey)];
+		const seen = sim.control.events().find((entry) => entry.data.booking.id === first.id)!;
+		const body = JSON.stringify({ ...seen, data: { booking: { id: second.id } } }); // the other booking, under its id
+		await trigger.post(body, noSecret(body)); // today: runs the second booking's creation under the first's event id
+		await sim.control.drainDeliveries(); // the first's genuine delivery is then taken for a repeat
+		expect(trigger.executions.map((execution) => (execution.items[0].json.booking as { id: string }).id).sort()).toEqual([first.id, second.id].sort());
+	});
+
 	it.fails('10 (new, low): a subscription record kept without createdAt (written before 9129bdf) still verifies deliveries', async () => {
 		const trigger = await activeTrigger();
 		trigger.editNodeStaticData((nodeData) => delete (nodeData.subscription as Record<string, unknown>).createdAt);
@@ -199,66 +211,5 @@ describe('red team findings (issue 37)', () => {
 		advance(10_000);
 		await trigger.deactivate(); // the builder unpublishes (n8n 1.x calls the same delete hook)
 		expect(sim.control.webhooks()).toEqual([]);
-	});
-});
-
-describe('attacks that held', () => {
-	it('a genuine delivery captured at one rotated trigger and replayed to another under new ids runs once there', async () => {
-		const [first, second] = [await activeTrigger(), await activeTrigger()];
-		const newKey = sim.control.createKey('readWrite').key;
-		for (const trigger of [first, second]) trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
-		sim.control.revokeKey(sim.apiKeys.readWrite);
-		sim.control.setDeliveryMode({ shuffle: true });
-		const booking = await bookLatest(newKey);
-		const captured = JSON.parse(JSON.stringify(sim.control.events().find((entry) => entry.data.booking.id === booking.id))) as { id: string };
-		const replays = ['evt_replay_1', 'evt_replay_2', captured.id].map((id) => JSON.stringify({ ...captured, id }));
-		const statuses = await Promise.all(replays.map(async (body) => (await second.post(body, noSecret(body))).status));
-		await sim.control.drainDeliveries(); // both triggers' own deliveries
-		expect(statuses.filter((status) => status === 200)).toHaveLength(3);
-		expect([runKinds(first), runKinds(second)]).toEqual([['booking.created'], ['booking.created']]);
-	});
-
-	it('a credential switched to another key and Base URL: forged and genuine requests never run, one credential read a minute', async () => {
-		const trigger = await activeTrigger();
-		// Another key at another Base URL (the same key still opens the secret, and signed deliveries rightly run).
-		trigger.setCredential({ apiKey: sim.control.createKey('readWrite').key, baseUrl: 'http://127.0.0.1:9/v1' });
-		const readsBefore = trigger.credentialReads;
-		for (let minute = 0; minute < 3; minute++) {
-			advance(61_000);
-			await flood(trigger, 1).catch(() => undefined); // the first of each minute fails an execution (500)
-			await flood(trigger, 20);
-		}
-		await bookLatest(sim.apiKeys.readWrite);
-		await sim.control.drainDeliveries();
-		expect(trigger.executions).toEqual([]);
-		expect(trigger.credentialReads - readsBefore).toBeLessThanOrEqual(4);
-	});
-
-	it('a test listen after a rotation verifies signatures: a forged request at the Test URL naming a real booking is refused', async () => {
-		const trigger = await activeTrigger();
-		const newKey = rotateKey(sim, trigger);
-		sim.control.setDeliveryMode({ shuffle: true });
-		await trigger.listenForTestEvent();
-		const booking = await bookLatest(newKey);
-		const body = forgedBody('booking.created', { id: booking.id });
-		expect((await trigger.post(body, noSecret(body), trigger.testUrl)).status).toBe(401);
-		expect(trigger.executions).toEqual([]);
-		await trigger.stopListening();
-	});
-
-	it('a forged request and the genuine delivery of one change, arriving together after a rotation, run it once', async () => {
-		const trigger = await activeTrigger();
-		const [subscription] = sim.control.webhooks();
-		const newKey = rotateKey(sim, trigger);
-		sim.control.setDeliveryMode({ shuffle: true });
-		const booking = await bookLatest(newKey);
-		const genuine = JSON.stringify(sim.control.events().find((entry) => entry.data.booking.id === booking.id));
-		const forged = forgedBody('booking.created', { id: booking.id });
-		await Promise.all([
-			trigger.post(genuine, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), genuine) }),
-			trigger.post(forged, noSecret(forged)),
-			trigger.post(forged, noSecret(forged)),
-		]);
-		expect(runKinds(trigger)).toEqual(['booking.created']);
 	});
 });
