@@ -1,0 +1,215 @@
+// Red team of the webhook trigger's checked window (issue 37). Each finding is an `it.fails` whose assertion states
+// only what the builder is promised, so it passes while the defect exists and flips once it is fixed.
+//
+// Tried and held (the first four are plain `it`s in red-team-held.test.ts):
+// - a genuine delivery captured at one rotated trigger, replayed to another of the account under new ids: once each;
+// - a credential switched to another key and Base URL: nothing runs, one credential read a minute however many requests;
+// - a test listen after a rotation: its subscription is sealed under the new key, a forged request there is refused;
+// - a forged request racing the genuine delivery of the same change: one run;
+// - forged creations and cancellations of bookings made before publishing, or of another account: refused
+//   (checked-window.test.ts); forged copies of what ran, in the same process: acknowledged, nothing stored;
+// - the same key at a new Base URL still opens the secret: signed deliveries run (right, though the docs call any
+//   Base URL change "switched");
+// - not testable in one worker: replays to another queue-mode process or after a restart run again (R19-9, known),
+//   and every process has its own budget, so N webhook processes multiply the look-ups of finding 4 by N.
+import { describe, expect, it } from 'vitest';
+import { ROTATION_NOTICE_AFTER_MS } from '../../nodes/BookingServiceTrigger/memory.ts';
+import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
+import { freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
+import { startTriggerHarness } from '../harness/trigger.ts';
+import { rotationSetup, runKinds, withOneFailedCredentialRead } from './rotation-support.ts';
+import { flood, freePort, noSecret, redTeamSteps } from './red-team-support.ts';
+
+const setup = rotationSetup();
+const { sim, harnesses, advance, activeTrigger, bookLatest, serviceSecretOf } = setup;
+const { elapse, deliverUntilAccepted, attemptsOf } = redTeamSteps(setup);
+
+describe('red team findings (issue 37)', () => {
+	it.fails('1: following the rotation notice at once (unpublish and publish) still runs the delivery the notice failed', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		await bookLatest(newKey);
+		await sim.control.drainDeliveries(); // confirmed through the service, and run: the hour starts
+		advance(ROTATION_NOTICE_AFTER_MS);
+		await bookLatest(newKey); // its delivery carries the notice
+		await sim.control.drainDeliveries(); // today: a 500 whose error says to unpublish and publish
+
+		// The builder does what the notice says, before the service's retry (60 s later).
+		await trigger.deactivate();
+		await trigger.activate();
+		await elapse(2 * 60_000);
+
+		// Defect: the retry goes to the deleted subscription ('skipped'), and the event never runs.
+		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.created']);
+	});
+
+	it.fails('2: the service’s last (10th) attempt of a genuine delivery runs, even when the rotation notice is due', async () => {
+		const trigger = await startTriggerHarness({
+			baseUrl: sim.baseUrl,
+			apiKey: sim.apiKeys.readWrite,
+			parameters: { events: ['*'], options: {} },
+			port: await freePort(), // n8n comes back at the same address
+		});
+		harnesses.push(trigger);
+		await trigger.activate();
+		const newKey = rotateKey(sim, trigger);
+		await trigger.close(); // n8n is down for the service's first nine attempts
+		const carrier = await bookLatest(newKey);
+		await sim.control.drainDeliveries();
+		for (const delaySeconds of DEFAULT_RETRY_DELAYS_SECONDS.slice(0, -1)) await elapse(delaySeconds * 1000);
+		await trigger.start();
+		await bookLatest(newKey);
+		await sim.control.drainDeliveries(); // another booking's delivery is confirmed and runs: the hour starts
+		await elapse(DEFAULT_RETRY_DELAYS_SECONDS.at(-1)! * 1000); // the carrier's 10th attempt, a day later
+		await elapse(3 * 24 * 3_600_000);
+
+		const [event] = sim.control.events().filter((entry) => entry.data.booking.id === carrier.id);
+		expect(attemptsOf(event.id)).toHaveLength(10); // the service gave up after its tenth attempt
+		// Defect: that attempt carried the rotation notice (a 500), so the event never runs.
+		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.created']);
+	});
+
+	// 3, and 7 (new): with the fifth rotated too, its key state (remembered 60 s) cannot be read again either, so the
+	// listing that answers issue 37-4 is never reached.
+	it.fails.each(['3: an unrotated', '7: a rotated'])('%s fifth trigger’s genuine event is not refused on all ten attempts by forged floods at four rotated triggers', async (victim) => {
+		const rotated = [await activeTrigger(), await activeTrigger(), await activeTrigger(), await activeTrigger()];
+		const fifthKey = sim.control.createKey('readWrite').key; // another workflow's credential
+		const fifth = await startTriggerHarness({ baseUrl: sim.baseUrl, apiKey: fifthKey, parameters: { events: ['*'], options: {} } });
+		harnesses.push(fifth);
+		await fifth.activate();
+		const newKey = sim.control.createKey('readWrite').key;
+		for (const trigger of victim.startsWith('7') ? [...rotated, fifth] : rotated)
+			trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		sim.control.revokeKey(sim.apiKeys.readWrite);
+		if (victim.startsWith('7')) sim.control.revokeKey(fifthKey);
+		sim.control.setDeliveryMode({ shuffle: true }); // the service's attempts at the fifth are played below
+		const booking = await bookLatest(newKey);
+		const subscription = sim.control.webhooks().find((entry) => entry.url === fifth.productionUrl)!;
+		const body = JSON.stringify(sim.control.events().find((entry) => entry.data.booking.id === booking.id));
+
+		const statuses: number[] = [];
+		for (const delaySeconds of [0, ...DEFAULT_RETRY_DELAYS_SECONDS]) {
+			advance(delaySeconds * 1000);
+			// Four rotated triggers, 26 forged requests each (a share is 30): the process’s 100 tokens are spent.
+			await Promise.all(rotated.map(async (trigger) => await flood(trigger, 26)));
+			statuses.push((await fifth.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), body) })).status);
+		}
+		expect(statuses).toHaveLength(10);
+		// Defect: every attempt is refused 401 (reading its credential finds the process budget spent): it never runs.
+		expect(runKinds(fifth)).toEqual(['booking.created']);
+	}, 60_000);
+
+	it.fails('4: forged floods at rotated triggers leave the API key’s rate limit to the builder (GET /me is not 429)', async () => {
+		sim.control.setRateLimit({ requests: 600, perSeconds: 60 }); // the simulator's stand-in for the service's budget
+		try {
+			const triggers = [await activeTrigger(), await activeTrigger(), await activeTrigger(), await activeTrigger()];
+			const newKey = sim.control.createKey('readWrite').key;
+			for (const trigger of triggers) trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+			sim.control.revokeKey(sim.apiKeys.readWrite);
+			advance(60_000);
+			for (let index = 0; index < 800; index++) {
+				advance(70); // 800 forged requests in 56 s, about 14 a second over four triggers
+				await flood(triggers[index % triggers.length], 1);
+			}
+			// Defect: the look-ups the forgeries caused spent the key's budget; the builder's own request is refused.
+			expect((await fetch(`${sim.baseUrl}/me`, { headers: { authorization: `Bearer ${newKey}` } })).status).toBe(200);
+		} finally {
+			sim.control.setRateLimit(false);
+		}
+	}, 60_000);
+
+	it.fails('5: during a flood, a genuine reschedule runs with the booking’s new time, not a ≤10 s stale listing’s', async () => {
+		const trigger = await activeTrigger();
+		const [subscription] = sim.control.webhooks();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // the genuine delivery is played below
+		const booking = await bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		advance(5_000);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'host' }); // a first move
+		advance(5_000);
+		await flood(trigger, 40); // the trigger's share is spent; the last ones read its listing now
+		advance(2_000);
+		const moved = sim.control.reschedule(booking.id, { start: starts[1], by: 'host' }); // the move that matters
+		await flood(trigger, 10); // the share's refill is spent too; the listing is 2 s old, so it is not read again
+		const event = sim.control.events().filter((entry) => entry.type === 'booking.rescheduled').at(-1)!;
+		const body = JSON.stringify(event);
+		await deliverUntilAccepted(trigger, body, subscription.id);
+		// Defect: what runs is the listing's booking from before the move, with the first move's time.
+		expect(trigger.executions.map((execution) => (execution.items[0].json.booking as { start: string }).start)).toEqual([moved.start]);
+	});
+
+	it.fails('8 (new): during a flood, a genuine second reschedule is not acknowledged as already run from a stale listing', async () => {
+		const trigger = await activeTrigger();
+		const [subscription] = sim.control.webhooks();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // the genuine deliveries are played below
+		const booking = await bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		const deliverLastReschedule = async () => {
+			const body = JSON.stringify(sim.control.events().filter((entry) => entry.type === 'booking.rescheduled').at(-1));
+			await deliverUntilAccepted(trigger, body, subscription.id);
+		};
+		advance(5_000);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'host' });
+		await deliverLastReschedule(); // confirmed by a look-up, and run
+		advance(5_000);
+		await flood(trigger, 40); // the share is spent; the listing is read now, showing the first move
+		advance(2_000);
+		sim.control.reschedule(booking.id, { start: starts[1], by: 'host' });
+		await flood(trigger, 10);
+		await deliverLastReschedule(); // today: acknowledged (200), so the service never retries it
+		// Defect: the stale listing shows the first move, whose fact ran: the second is acknowledged and never runs.
+		expect(runKinds(trigger)).toEqual(['booking.rescheduled', 'booking.rescheduled']);
+	});
+
+	it.fails('9 (new): a checked run carries the service’s event id and time, not a sender’s (Remove Duplicates keys on it)', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // the genuine delivery is late (n8n was busy, a retry is due)
+		const booking = await bookLatest(newKey);
+		const [event] = sim.control.events().filter((entry) => entry.data.booking.id === booking.id);
+		// Anyone who knows the booking id (a booker, a read-only key) posts its creation first, under ids of their own.
+		const body = JSON.stringify({ id: 'evt_chosen_by_the_sender', type: 'booking.created', createdAt: '2020-01-01T00:00:00Z', data: { booking: { id: booking.id } } });
+		await trigger.post(body, noSecret(body)); // today: 200, and it runs
+		await sim.control.drainDeliveries(); // the genuine delivery is acknowledged without a run here...
+		// ...but after a restart, or at another queue-mode process, it runs again under its own id, which the run above
+		// did not carry: Remove Duplicates on {{ $json.eventId }} (the docs' remedy) cannot catch the repeat.
+		expect(trigger.executions.map((execution) => execution.items[0].json)).toEqual([
+			expect.objectContaining({ eventId: event.id, eventCreatedAt: event.createdAt }),
+		]);
+	});
+
+	it.fails('11 (new): a forged request under a genuine event’s id, naming another booking, does not make that event a repeat', async () => {
+		const trigger = await activeTrigger();
+		const newKey = rotateKey(sim, trigger);
+		sim.control.setDeliveryMode({ shuffle: true }); // both deliveries are late; the first one's id has been seen
+		const [first, second] = [await bookLatest(newKey), await bookLatest(newKey)];
+		const seen = sim.control.events().find((entry) => entry.data.booking.id === first.id)!;
+		const body = JSON.stringify({ ...seen, data: { booking: { id: second.id } } }); // the other booking, under its id
+		await trigger.post(body, noSecret(body)); // today: runs the second booking's creation under the first's event id
+		await sim.control.drainDeliveries(); // the first's genuine delivery is then taken for a repeat
+		expect(trigger.executions.map((execution) => (execution.items[0].json.booking as { id: string }).id).sort()).toEqual([first.id, second.id].sort());
+	});
+
+	it.fails('10 (new, low): a subscription record kept without createdAt (written before 9129bdf) still verifies deliveries', async () => {
+		const trigger = await activeTrigger();
+		trigger.editNodeStaticData((nodeData) => delete (nodeData.subscription as Record<string, unknown>).createdAt);
+		await bookLatest(sim.apiKeys.readWrite);
+		await sim.control.drainDeliveries();
+		// Defect: readSubscription drops such a record: every delivery is refused 401 ("holds no subscription").
+		expect(runKinds(trigger)).toEqual(['booking.created']);
+	});
+
+	it.fails('6: unpublishing within 30 s of a failed re-activation (n8n 1.x start) deletes the subscription', async () => {
+		const trigger = await activeTrigger();
+		const [subscription] = sim.control.webhooks();
+		advance(60_000);
+		// n8n 1.x re-activates at start; the credential cannot be read for a moment (an external secret).
+		await expect(withOneFailedCredentialRead(() => trigger.activate('init'))).rejects.toThrow();
+		expect(sim.control.webhooks().map((entry) => entry.id)).toEqual([subscription.id]); // kept: right
+		advance(10_000);
+		await trigger.deactivate(); // the builder unpublishes (n8n 1.x calls the same delete hook)
+		expect(sim.control.webhooks()).toEqual([]);
+	});
+});
