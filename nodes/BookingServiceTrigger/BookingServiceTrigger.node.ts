@@ -1,10 +1,4 @@
-import type {
-	IHookFunctions,
-	IWebhookFunctions,
-	IWebhookResponseData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { IWebhookFunctions, IWebhookResponseData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import {
@@ -95,19 +89,7 @@ export class BookingServiceTrigger implements INodeType {
 		credentialTest: { [CREDENTIAL_TEST_METHOD]: testBookingServiceCredential },
 	};
 
-	webhookMethods = {
-		default: {
-			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await subscriptionExists.call(this);
-			},
-			async create(this: IHookFunctions): Promise<boolean> {
-				return await subscribe.call(this);
-			},
-			async delete(this: IHookFunctions): Promise<boolean> {
-				return await unsubscribe.call(this);
-			},
-		},
-	};
+	webhookMethods = { default: { checkExists: subscriptionExists, create: subscribe, delete: unsubscribe } };
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await receiveDelivery(this);

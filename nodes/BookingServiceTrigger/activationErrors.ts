@@ -4,7 +4,8 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { serviceErrorDetailsOf } from '../shared/serviceErrors';
-import { IN_THE_APP, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './records';
+import { IN_THE_APP } from '../shared/setupTexts';
+import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './records';
 
 /** Judged locally only to explain a refusal: the request is always sent, since a local simulator may accept it. */
 export function webhookUrlProblem(webhookUrl: string): string | undefined {
@@ -71,15 +72,10 @@ export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl:
 	}
 	const urlNote =
 		localProblem && `Note also that the webhook URL ${webhookUrl} will not work: ${localProblem}. ${URL_GUIDANCE}`;
-	const description = [typeof original.description === 'string' ? original.description : '', urlNote]
-		.filter(Boolean)
-		.join(' ');
-	return activationError(
-		node,
-		original,
-		`Could not subscribe to Booking Service events: ${serviceMessage}`,
-		description,
-	);
+	const prior = typeof original.description === 'string' ? original.description : '';
+	const description = [prior, urlNote].filter(Boolean).join(' ');
+	const message = `Could not subscribe to Booking Service events: ${serviceMessage}`;
+	return activationError(node, original, message, description);
 }
 
 /** The service did not answer (a 429, a 5xx, a timeout): nothing was decided, so nothing was forgotten or deleted. */
@@ -92,9 +88,6 @@ export function unansweredError(node: INode, error: unknown, what: string, kept:
 function activationError(node: INode, cause: unknown, message: string, description: string): NodeApiError {
 	const code = (cause as { httpCode?: unknown }).httpCode;
 	const httpCode = typeof code === 'string' ? code : undefined;
-	return new NodeApiError(node, { message, httpCode: httpCode ?? null } as JsonObject, {
-		message,
-		description,
-		httpCode,
-	});
+	const options = { message, description, httpCode };
+	return new NodeApiError(node, { message, httpCode: httpCode ?? null } as JsonObject, options);
 }

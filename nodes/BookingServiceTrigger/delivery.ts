@@ -7,16 +7,16 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
-import { normaliseBaseUrl } from '../shared/baseUrl';
 import { readEventTypesFilter } from '../shared/descriptions';
-import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
+import { IN_THE_APP } from '../shared/setupTexts';
 import { workBudget } from './budget';
 import { factOf, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
 import type { KeyState, Proof } from './memory';
-import { bindingOf, IN_THE_APP, isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
+import { bindingOf, isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
+import { accountOf, log, readCredential } from './service';
+import { confirmWithService, oldestDeliverable, uncheckable } from './serviceCheck';
 import type { SignatureHeader } from './signingSecret';
-import { accountOf, confirmFromListing, confirmWithService, oldestDeliverable, uncheckable } from './serviceCheck';
 import { openSecret, readSignatureHeader, SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signingSecret';
 
 export interface DeliveryEnvelope {
@@ -69,11 +69,6 @@ export function toTriggerItem(envelope: DeliveryEnvelope, includeEnvelope: boole
 		...Object.entries(envelope.data).filter(([key]) => !OWN_KEYS.has(key)),
 		...(includeEnvelope ? [['envelope', envelope.body]] : []),
 	]) as IDataObject;
-}
-
-function log(context: IWebhookFunctions, level: 'info' | 'warn', message: string): void {
-	const where = { workflowId: context.getWorkflow().id, nodeName: context.getNode().name };
-	context.logger[level](`Booking Service Trigger: ${message}`, where);
 }
 
 /** The same short 401 whatever the reason, so a sender learns nothing; the reason goes to n8n's log only. */
@@ -134,17 +129,15 @@ async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription
 	if (remembered !== undefined) return { state: remembered, fresh: false };
 	if (!workBudget.take(scopeOf(context), nowMs))
 		return { unknown: 'too many unverified requests arrived to read the credential now' };
-	let credential: { apiKey?: unknown; baseUrl?: unknown };
+	let credential: Awaited<ReturnType<typeof readCredential>>;
 	try {
-		credential = await context.getCredentials(BOOKING_SERVICE_CREDENTIAL_TYPE);
+		credential = await readCredential(context);
 	} catch (error) {
 		return { unknown: `its credential could not be read: ${(error as Error).message}` };
 	}
-	const apiKey = typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
-	const baseUrl = normaliseBaseUrl(credential.baseUrl);
-	const secret = openSecret(stored.sealedSecret, apiKey, binding);
+	const secret = openSecret(stored.sealedSecret, credential.apiKey, binding);
 	let state: KeyState = secret === undefined ? 'switched' : { secret };
-	if (secret === undefined && 'baseUrl' in baseUrl && baseUrl.baseUrl === stored.baseUrl) {
+	if (secret === undefined && 'baseUrl' in credential && credential.baseUrl === stored.baseUrl) {
 		const account = await accountOf(context);
 		const failure = 'failure' in account ? (account.failure as Error).message : undefined;
 		if (failure !== undefined) return { unknown: `the service did not say whose the API key is: ${failure}` };
@@ -166,10 +159,7 @@ async function answerUnverifiable(context: IWebhookFunctions, request: Unverifie
 	const problem = uncheckable(envelope, header, nowMs);
 	if (problem !== undefined) return refuse(context, `${UNVERIFIABLE}, and ${problem}`);
 	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
-	const since = oldestDeliverable(stored, nowMs);
-	const confirmed = workBudget.take(scopeOf(context), nowMs)
-		? await confirmWithService(context, envelope, since)
-		: await confirmFromListing(context, envelope, since, nowMs);
+	const confirmed = await confirmWithService(context, envelope, oldestDeliverable(stored, nowMs), nowMs);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
 	// Told once where the builder looks, as a failed execution of an event that would run: the service retries it.
 	const fact = factOf(envelope.type, confirmed.booking);

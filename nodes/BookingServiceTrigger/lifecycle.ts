@@ -6,13 +6,13 @@ import type { IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isResourceId } from '../shared/resourceId';
+import { IN_THE_APP } from '../shared/setupTexts';
 import { explainSubscribeFailure, unansweredError } from './activationErrors';
 import { recentActivations } from './memory';
 import {
 	activationKeyOf,
 	bindingOf,
 	forgetSubscription,
-	IN_THE_APP,
 	isOwnedBy,
 	isSameTarget,
 	normaliseEventSelection,
@@ -24,21 +24,17 @@ import {
 	subscriptionDescription,
 } from './records';
 import type { StoredSubscription } from './records';
-import { openSession, reaches, request, retire, retireUndeleted, SUBSCRIBE_TIMEOUT_MS } from './service';
+import { log, openSession, reaches, requestOnce, retire, retireUndeleted, SUBSCRIBE_TIMEOUT_MS } from './service';
 import { sealSecret } from './signingSecret';
 
 function selectedEvents(context: IHookFunctions): string[] {
 	return normaliseEventSelection(context.getNodeParameter('events', []));
 }
 
-function info(context: IHookFunctions, message: string): void {
-	context.logger.info(`Booking Service Trigger: ${message}`, { workflowId: context.getWorkflow().id });
-}
-
 /** A record of this node for another URL: forgotten, never deleted (it may be another n8n's live subscription). */
 function leaveElsewhere(context: IHookFunctions, stored: StoredSubscription, url: string): false {
 	const message = `webhook subscription ${stored.id} delivers to ${stored.webhookUrl}, not to this node's ${url}: another n8n with the same instance id (the same encryption key) holds this workflow, or this n8n's WEBHOOK_URL changed. It is left alone and this node makes its own; if no n8n uses it any more, delete it in the app (${IN_THE_APP}).`;
-	context.logger.warn(`Booking Service Trigger: ${message}`, { workflowId: context.getWorkflow().id });
+	log(context, 'warn', message);
 	forgetSubscription(context.getWorkflowStaticData('node'));
 	return false;
 }
@@ -53,7 +49,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	if (stored === undefined) return false;
 	if (!isOwnedBy(stored, ownerOf(this))) {
 		const message = `subscription ${stored.id} in the stored data was made by another workflow, node or n8n instance (a copy or an import carries the original's data). It is left alone; this node makes its own.`;
-		info(this, message);
+		log(this, 'info', message);
 		forgetSubscription(nodeData);
 		return false;
 	}
@@ -69,7 +65,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	if (reach === 'yes' && isSameTarget(stored, url, selectedEvents(this))) {
 		if (!session.opens(stored)) {
 			const message = `the credential's API key changed (same account). Webhook subscription ${stored.id} is kept, and each of its deliveries is checked by reading its booking from the service until the workflow is unpublished and published again, which replaces the subscription.`;
-			session.log('info', message);
+			log(this, 'info', message);
 		}
 		await retireUndeleted(session, nodeData, 'left from an earlier change');
 		recentActivations.endedWell(activation, Date.now());
@@ -82,7 +78,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	return false;
 }
 
-type Created = { id?: unknown; secret?: unknown; createdAt?: unknown } | undefined;
+type Created = { id?: unknown; secret?: unknown; createdAt?: unknown };
 
 export async function subscribe(this: IHookFunctions): Promise<boolean> {
 	const activation = activationKeyOf(this);
@@ -114,8 +110,9 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 	const body = { url: webhookUrl, events, description };
 	const post = { method: 'POST', path: '/webhooks', body, scope: 'webhooks:manage' } as const;
 	const requestedAt = new Date().toISOString();
+	const posting = requestOnce<Created>(context, { ...post, timeoutMs: SUBSCRIBE_TIMEOUT_MS });
 	const [created] = await Promise.all([
-		request<Created>(context, { ...post, timeoutMs: SUBSCRIBE_TIMEOUT_MS }).catch((failure: unknown) => ({ failure })),
+		posting.catch((failure: unknown) => ({ failure })),
 		retireUndeleted(session, nodeData, 'left from an earlier change'),
 	]);
 	if (created !== undefined && 'failure' in created) {
@@ -123,7 +120,7 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 			// No answer: the service may have made it all the same, and the contract shows no way to find it. Its
 			// description makes it recognisable in the app.
 			const message = `got no answer to its subscription request; the service may have created it anyway. If the app lists a subscription "${description}" that no active workflow uses, delete it (${IN_THE_APP}).`;
-			session.log('warn', message);
+			log(context, 'warn', message);
 		}
 		throw explainSubscribeFailure(node, created.failure, webhookUrl);
 	}
@@ -132,18 +129,15 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 		// Without both there is nothing to verify deliveries with: no half-made subscription is left behind.
 		if (isResourceId(created?.id))
 			await retire(session, { ...record, id: created.id, sealedSecret: '' }, 'no signing secret');
-		throw new NodeApiError(
-			node,
-			{ message: 'unexpected subscription response' },
-			{
-				message: 'The Booking Service created no usable webhook subscription (no id or signing secret in its answer)',
-				description: "Check the Base URL in the credential: it must be the service's base URL including /v1.",
-			},
-		);
+		const message =
+			'The Booking Service created no usable webhook subscription (no id or signing secret in its answer)';
+		const description = "Check the Base URL in the credential: it must be the service's base URL including /v1.";
+		throw new NodeApiError(node, { message: 'unexpected subscription response' }, { message, description });
 	}
 	const sealedSecret = sealSecret(created.secret, session.apiKey, bindingOf(session.owner));
 	// The service's own instant (its bookings' clock); n8n's, taken before asking, if it gives none.
-	const createdAt = typeof created.createdAt === 'string' && Date.parse(created.createdAt) ? created.createdAt : requestedAt;
+	const createdAt =
+		typeof created.createdAt === 'string' && Date.parse(created.createdAt) ? created.createdAt : requestedAt;
 	const subscription = { ...record, id: created.id, sealedSecret, webhookUrl, events, createdAt };
 	storeSubscription(nodeData, subscription);
 	return subscription;
@@ -164,7 +158,8 @@ export async function unsubscribe(this: IHookFunctions): Promise<boolean> {
 		recent.made?.webhookUrl === url && recent.made.id !== own?.id ? [recent.made] : [];
 	if (recent.failed) {
 		// What the stored record names may still have events to deliver: kept, whatever made the activation fail.
-		if (own !== undefined) info(this, `webhook subscription ${own.id} is kept: the workflow's activation just failed.`);
+		if (own !== undefined)
+			log(this, 'info', `webhook subscription ${own.id} is kept: the workflow's activation just failed.`);
 	} else {
 		if (own !== undefined && own.webhookUrl !== url) leaveElsewhere(this, own, url);
 		if (own?.webhookUrl === url) unsaved.push(own);
@@ -180,7 +175,7 @@ export async function unsubscribe(this: IHookFunctions): Promise<boolean> {
 		// e.g. the credential was deleted: everything stays recorded for the next activation.
 		const ids = records.map((record) => record.id).join(', ');
 		const message = `could not delete webhook subscriptions ${ids}: ${(error as Error).message}. They are deleted at the next activation.`;
-		this.logger.warn(`Booking Service Trigger: ${message}`, { workflowId: this.getWorkflow().id });
+		log(this, 'warn', message);
 	}
 	return true;
 }

@@ -9,9 +9,6 @@ import { setAsNewest } from '../shared/setAsNewest';
 import { leftUndeleted } from './memory';
 import type { SecretBinding } from './signingSecret';
 
-/** Where the app lists an account's keys and webhook subscriptions. */
-export const IN_THE_APP = 'Settings → API keys and webhooks';
-
 /** The contract's limits for POST /webhooks. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
 const MAX_DESCRIPTION_LENGTH = 200;

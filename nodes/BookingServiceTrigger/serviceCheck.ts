@@ -4,19 +4,15 @@
 // That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { isResourceId } from '../shared/resourceId';
-import { bookingServiceApiRequest } from '../shared/transport';
-import type { BookingServiceContext } from '../shared/transport';
-import type { DeliveryEnvelope } from './delivery';
 import { MAX_PAGE_SIZE } from '../shared/paging';
-import { changeListings } from './budget';
+import { isResourceId } from '../shared/resourceId';
+import { changeListings, workBudget } from './budget';
+import type { DeliveryEnvelope } from './delivery';
 import { factOf, scopeOf } from './memory';
 import type { StoredSubscription } from './records';
+import { requestOnce } from './service';
 import { isFresh } from './signingSecret';
 import type { SignatureHeader } from './signingSecret';
-
-/** Well inside the service's 10-second delivery timeout; activation: 4 + 4 s in checkExists, 4 + 8 s in create. */
-export const LOOKUP_TIMEOUT_MS = 4_000;
 
 // The service retries a delivery for at least three days (a subscription is disabled only after failures spanning
 // three days, contract Delivery rules 5); a day more. An older booking's facts cannot be announced on demand.
@@ -82,60 +78,36 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 	return undefined;
 }
 
-/** The booking as the service has it now, when it shows that the event happened. */
-export async function confirmWithService(
-	context: IWebhookFunctions,
-	envelope: DeliveryEnvelope,
-	sinceMs: number,
-): Promise<{ booking: IDataObject } | { problem: string }> {
-	const bookingId = String(envelope.data.booking.id);
-	let fetched: unknown;
-	try {
-		fetched = await bookingServiceApiRequest.call(context, {
-			method: 'GET',
-			path: `/bookings/${bookingId}`,
-			timeoutMs: LOOKUP_TIMEOUT_MS,
-			maxAttempts: 1,
-		});
-	} catch (error) {
-		return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
-	}
-	const problem = unproven(envelope.type, fetched, sinceMs);
-	return problem === undefined ? { booking: fetched as IDataObject } : { problem };
-}
-
 /**
- * When unverified requests have spent the look-ups: the booking as the trigger's listing of the last changes shows it.
- * The listing is read at most once per LISTING_REFRESH_MS per trigger whatever arrives, so a flood keeps it fresh
- * rather than starving the service's retries: any attempt that arrives later than that after its change finds it.
+ * The booking as the service has it now, when it shows that the event happened: read by its id while the budget for
+ * unverified work lasts, then from the trigger's listing of the last changes. The listing is read at most once per
+ * LISTING_REFRESH_MS per trigger whatever arrives, so a flood keeps it fresh rather than starving the service's
+ * retries: any attempt that arrives later than that after its change finds it.
  */
-export async function confirmFromListing(
+export async function confirmWithService(
 	context: IWebhookFunctions,
 	envelope: DeliveryEnvelope,
 	sinceMs: number,
 	nowMs: number,
 ): Promise<{ booking: IDataObject } | { problem: string }> {
-	const listing = await changeListings.read(scopeOf(context), nowMs, async () => {
-		const qs = { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt', limit: MAX_PAGE_SIZE };
-		const request = { method: 'GET', path: '/bookings', qs, timeoutMs: LOOKUP_TIMEOUT_MS, maxAttempts: 1 } as const;
-		const page = (await bookingServiceApiRequest.call(context, request)) as { items?: unknown } | undefined;
-		return Array.isArray(page?.items) ? (page.items as IDataObject[]) : [];
-	});
 	const bookingId = String(envelope.data.booking.id);
-	const booking = listing?.get(bookingId);
-	if (booking === undefined) return { problem: `too many unverified requests, and booking ${bookingId} is not listed` };
-	const problem = unproven(envelope.type, booking, sinceMs);
-	return problem === undefined ? { booking } : { problem };
-}
-
-/** The account behind the credential's key (GET /me, one attempt). */
-export async function accountOf(context: BookingServiceContext): Promise<{ accountId: string } | { failure: unknown }> {
-	try {
-		const request = { method: 'GET', path: '/me', timeoutMs: LOOKUP_TIMEOUT_MS, maxAttempts: 1 } as const;
-		const me = (await bookingServiceApiRequest.call(context, request)) as { id?: unknown } | undefined;
-		if (typeof me?.id === 'string' && me.id !== '') return { accountId: me.id };
-		return { failure: new Error('the answer to GET /me named no account') };
-	} catch (failure) {
-		return { failure };
+	let booking: unknown;
+	if (workBudget.take(scopeOf(context), nowMs)) {
+		try {
+			booking = await requestOnce(context, { method: 'GET', path: `/bookings/${bookingId}` });
+		} catch (error) {
+			return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
+		}
+	} else {
+		const listing = await changeListings.read(scopeOf(context), nowMs, async () => {
+			const qs = { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt', limit: MAX_PAGE_SIZE };
+			const page = await requestOnce<{ items?: IDataObject[] }>(context, { method: 'GET', path: '/bookings', qs });
+			return Array.isArray(page?.items) ? page.items : [];
+		});
+		booking = listing?.get(bookingId);
+		const notListed = `too many unverified requests, and booking ${bookingId} is not listed`;
+		if (booking === undefined) return { problem: notListed };
 	}
+	const problem = unproven(envelope.type, booking, sinceMs);
+	return problem === undefined ? { booking: booking as IDataObject } : { problem };
 }
