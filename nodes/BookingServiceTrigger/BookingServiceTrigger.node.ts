@@ -1,4 +1,10 @@
-import type { IWebhookFunctions, IWebhookResponseData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IHookFunctions,
+	IWebhookFunctions,
+	IWebhookResponseData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import {
@@ -89,7 +95,19 @@ export class BookingServiceTrigger implements INodeType {
 		credentialTest: { [CREDENTIAL_TEST_METHOD]: testBookingServiceCredential },
 	};
 
-	webhookMethods = { default: { checkExists: subscriptionExists, create: subscribe, delete: unsubscribe } };
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await subscriptionExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await subscribe.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await unsubscribe.call(this);
+			},
+		},
+	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await receiveDelivery(this);

@@ -44,10 +44,6 @@ function isSubscriptionLimit({ message, httpCode }: { message?: unknown; httpCod
 	return refused && typeof message === 'string' && LIMIT.test(message);
 }
 
-function namesUrlField(field: string): boolean {
-	return field.split(/[.[\]]/).some((segment) => segment.toLowerCase() === 'url');
-}
-
 export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl: string): NodeApiError {
 	const original = error as { message?: unknown; description?: unknown; httpCode?: unknown; context?: IDataObject };
 	const serviceMessage = typeof original.message === 'string' ? original.message : String(error);
@@ -56,7 +52,7 @@ export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl:
 	// When the service names the fields it refused, only those count. Without names (the contract does not show the
 	// details' shape) the message is searched for "url", and a URL that looks unreachable is taken as the cause.
 	const fields = serviceErrorDetailsOf(error).filter((detail) => detail.field !== undefined);
-	const urlDetail = fields.find((detail) => namesUrlField(detail.field!));
+	const urlDetail = fields.find((detail) => detail.field!.split(/[.[\]]/).some((part) => part.toLowerCase() === 'url'));
 	const urlRefused =
 		original.context?.serviceErrorCode === 'validation_failed' &&
 		(fields.length > 0 ? urlDetail !== undefined : /\burl\b/i.test(serviceMessage) || localProblem !== undefined);

@@ -1,14 +1,10 @@
-// What work for requests not yet verified may cost, kept in this process's memory like memory.ts: token buckets, the
-// budget for credential reads and look-ups, and the listing of the last changes that confirms deliveries once floods
-// have spent that budget.
+// What work for requests not yet verified may cost, in this process's memory like memory.ts: the budget for credential
+// reads and look-ups, and the listing of the last changes that confirms deliveries once floods have spent it.
 import type { IDataObject } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
 
-export interface BudgetLimits {
-	burst: number;
-	perSecond: number;
-}
+export type BudgetLimits = { burst: number; perSecond: number };
 
 /** Tokens refilled at a rate up to a burst; a clock set back refills nothing. */
 export class TokenBucket {

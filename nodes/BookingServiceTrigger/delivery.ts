@@ -12,7 +12,7 @@ import { IN_THE_APP } from '../shared/setupTexts';
 import { workBudget } from './budget';
 import { factOf, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
 import type { KeyState, Proof } from './memory';
-import { bindingOf, isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
+import { isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
 import { accountOf, log, readCredential } from './service';
 import { confirmWithService, oldestDeliverable, uncheckable } from './serviceCheck';
@@ -117,25 +117,18 @@ export function answerEvent(context: IWebhookFunctions, event: DeliveryEnvelope,
 }
 
 /**
- * The stored subscription's secret, or why the credential's key cannot open it ('rotated', 'switched'), remembered for a
- * while: a flood of forged requests costs one credential read, and only static data's sealed values can open, which no
- * sender adds to. Undefined when it cannot be told now (budget spent, credential or service not answering): never
- * taken for a change of key.
+ * The stored subscription's secret, or why the credential's key cannot open it, remembered a while so that a flood costs
+ * one credential read; unknown when it cannot be told now, which is never taken for a change of key.
  */
 type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
 async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
-	const binding = bindingOf(stored);
-	const remembered = secretMemory.get(binding, stored.sealedSecret, nowMs);
+	const remembered = secretMemory.get(stored, stored.sealedSecret, nowMs);
 	if (remembered !== undefined) return { state: remembered, fresh: false };
 	if (!workBudget.take(scopeOf(context), nowMs))
 		return { unknown: 'too many unverified requests arrived to read the credential now' };
-	let credential: Awaited<ReturnType<typeof readCredential>>;
-	try {
-		credential = await readCredential(context);
-	} catch (error) {
-		return { unknown: `its credential could not be read: ${(error as Error).message}` };
-	}
-	const secret = openSecret(stored.sealedSecret, credential.apiKey, binding);
+	const credential = await readCredential(context).catch((error: Error) => ({ unreadable: error.message }));
+	if ('unreadable' in credential) return { unknown: `its credential could not be read: ${credential.unreadable}` };
+	const secret = openSecret(stored.sealedSecret, credential.apiKey, stored);
 	let state: KeyState = secret === undefined ? 'switched' : { secret };
 	if (secret === undefined && 'baseUrl' in credential && credential.baseUrl === stored.baseUrl) {
 		const account = await accountOf(context);
@@ -143,17 +136,12 @@ async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription
 		if (failure !== undefined) return { unknown: `the service did not say whose the API key is: ${failure}` };
 		state = (account as { accountId: string }).accountId === stored.accountId ? 'rotated' : 'switched';
 	}
-	secretMemory.remember(binding, stored.sealedSecret, state, nowMs);
+	secretMemory.remember(stored, stored.sealedSecret, state, nowMs);
 	return { state, fresh: true };
 }
 
-/**
- * After a key rotation: the request's booking, read from the service, must show that the event happened since the
- * subscription existed. Look-ups are budgeted; once unverified requests have spent them, the trigger's listing of the
- * last changes decides, which no number of requests can make the trigger read more often.
- */
-async function answerUnverifiable(context: IWebhookFunctions, request: UnverifiedRequest) {
-	const { rawBody, header, stored, nowMs } = request;
+/** After a key rotation: runs only what the service's booking shows happened since the subscription existed. */
+async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header, stored, nowMs }: UnverifiedRequest) {
 	const envelope = parseDeliveryEnvelope(rawBody);
 	if ('problem' in envelope) return refuse(context, `${UNVERIFIABLE}, and ${envelope.problem}`);
 	const problem = uncheckable(envelope, header, nowMs);
@@ -176,15 +164,13 @@ async function answerUnverifiable(context: IWebhookFunctions, request: Unverifie
 export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	// n8n keeps the bytes as received beside the parsed body; only they can be verified.
 	const rawBody: unknown = context.getRequestObject().rawBody;
-	if (!(Buffer.isBuffer(rawBody) || typeof rawBody === 'string')) {
+	if (!(Buffer.isBuffer(rawBody) || typeof rawBody === 'string'))
 		return refuse(context, 'the raw request body is not available, so the signature cannot be checked');
-	}
 	const header = readSignatureHeader(context.getHeaderData()['service-signature']);
 	if (typeof header === 'string') return refuse(context, SIGNATURE_FAILURE_MESSAGES[header]);
 	const stored = readSubscription(context.getWorkflowStaticData('node'));
-	if (stored === undefined || !isOwnedBy(stored, ownerOf(context))) {
+	if (stored === undefined || !isOwnedBy(stored, ownerOf(context)))
 		return refuse(context, 'this trigger holds no subscription (activate the workflow again to subscribe)');
-	}
 
 	const nowMs = Date.now();
 	const key = await keyStateOf(context, stored, nowMs);
@@ -201,8 +187,7 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 		if (key.fresh) throw new NodeOperationError(context.getNode(), switched);
 		return refuse(context, switched);
 	}
-	const opened = key.state;
-	const failure = verifyDeliverySignature(rawBody, header, opened.secret, Math.floor(nowMs / 1000));
+	const failure = verifyDeliverySignature(rawBody, header, key.state.secret, Math.floor(nowMs / 1000));
 	if (failure !== undefined) return refuse(context, SIGNATURE_FAILURE_MESSAGES[failure]);
 	const envelope = parseDeliveryEnvelope(rawBody);
 	// Signed by the service but not an event we understand: acknowledged, or it would be retried for days.

@@ -11,7 +11,6 @@ import { explainSubscribeFailure, unansweredError } from './activationErrors';
 import { recentActivations } from './memory';
 import {
 	activationKeyOf,
-	bindingOf,
 	forgetSubscription,
 	isOwnedBy,
 	isSameTarget,
@@ -134,7 +133,7 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 		const description = "Check the Base URL in the credential: it must be the service's base URL including /v1.";
 		throw new NodeApiError(node, { message: 'unexpected subscription response' }, { message, description });
 	}
-	const sealedSecret = sealSecret(created.secret, session.apiKey, bindingOf(session.owner));
+	const sealedSecret = sealSecret(created.secret, session.apiKey, session.owner);
 	// The service's own instant (its bookings' clock); n8n's, taken before asking, if it gives none.
 	const createdAt =
 		typeof created.createdAt === 'string' && Date.parse(created.createdAt) ? created.createdAt : requestedAt;

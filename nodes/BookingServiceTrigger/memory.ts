@@ -18,23 +18,13 @@ export function scopeOf(context: IWebhookFunctions): string {
  * no-show happens once per booking, a reschedule once per state of it. Undefined for kinds the contract does not show.
  */
 export function factOf(eventType: string, booking: { id?: unknown; updatedAt?: unknown }): string | undefined {
-	switch (eventType) {
-		case 'booking.created':
-		case 'booking.cancelled':
-		case 'booking.no_show':
-			return `${String(booking.id)}/${eventType}`;
-		case 'booking.rescheduled':
-			return `${String(booking.id)}/${eventType}@${String(booking.updatedAt)}`;
-		default:
-			return undefined;
-	}
+	if (eventType === 'booking.rescheduled') return `${String(booking.id)}/${eventType}@${String(booking.updatedAt)}`;
+	return ONCE_PER_BOOKING.includes(eventType) ? `${String(booking.id)}/${eventType}` : undefined;
 }
+const ONCE_PER_BOOKING = ['booking.created', 'booking.cancelled', 'booking.no_show'];
 
 /** How a delivery was proven genuine: by its signature, or by reading its booking from the service. */
 export type Proof = 'signed' | 'checked';
-
-/** run: new; repeat: this event id ran already; factRan: what it reports ran already under another event id. */
-export type Claim = 'run' | 'repeat' | 'factRan';
 
 type Mark = 'event' | Proof;
 
@@ -57,17 +47,17 @@ export class RunMemory {
 	 * checked request proves a fact, not an event: it never runs a fact that ran, and a signed event whose fact ran
 	 * from a checked request starts nothing. Two signed events may report one fact (two changes stamped alike): both run.
 	 */
-	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true): Claim {
+	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true) {
 		const eventKey = this.#key(scope, `event:${eventId}`);
-		if (this.#get(eventKey) !== undefined) return 'repeat';
+		if (this.#get(eventKey) !== undefined) return 'repeat'; // this event id ran already
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
-		if (!record) return factMark === 'checked' || (proof === 'checked' && factMark !== undefined) ? 'factRan' : 'run';
+		// A checked request's event id is the sender's choice: kept only when it runs, or a flood would evict what ran.
 		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) {
-			// A checked request's event id is the sender's choice: kept only when it runs, or a flood would evict what ran.
-			if (proof === 'signed') this.#set(eventKey, 'event');
-			return 'factRan';
+			if (record && proof === 'signed') this.#set(eventKey, 'event');
+			return 'factRan'; // what it reports ran already under another event id
 		}
+		if (!record) return 'run';
 		this.#set(eventKey, 'event');
 		if (factKey !== undefined) this.#set(factKey, proof);
 		return 'run';

@@ -7,18 +7,13 @@ import { ALL_EVENTS } from '../shared/booking';
 import { isResourceId } from '../shared/resourceId';
 import { setAsNewest } from '../shared/setAsNewest';
 import { leftUndeleted } from './memory';
-import type { SecretBinding } from './signingSecret';
 
 /** The contract's limits for POST /webhooks. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
 const MAX_DESCRIPTION_LENGTH = 200;
 
 /** An import into another n8n keeps workflow and node ids; the instance id tells the two apart. */
-export interface Owner {
-	workflowId: string;
-	nodeId: string;
-	instanceId: string;
-}
+export type Owner = { workflowId: string; nodeId: string; instanceId: string };
 
 /** A subscription this trigger made, and where it lives: the service at a Base URL, the account there (GET /me). */
 export interface SubscriptionRecord extends Owner {
@@ -53,16 +48,10 @@ export function activationKeyOf(context: IHookFunctions): string {
 	return JSON.stringify([instanceId, workflowId, webhookId ? url.split(`/${webhookId}/`)[0] : url]);
 }
 
-/** The secret's binding leaves the instance out: a sealed value opens wherever the workflow and its key are. */
-export function bindingOf(owner: Owner): SecretBinding {
-	return { workflowId: owner.workflowId, nodeId: owner.nodeId };
-}
-
 const ownerKey = (owner: Owner) => JSON.stringify([owner.instanceId, owner.workflowId, owner.nodeId]);
 
 export function isOwnedBy(record: Owner, owner: Owner): boolean {
-	const { workflowId, nodeId, instanceId } = owner;
-	return record.workflowId === workflowId && record.nodeId === nodeId && record.instanceId === instanceId;
+	return ownerKey(record) === ownerKey(owner);
 }
 
 /** `*` alone covers every kind; sorted, so reordering the selection in the editor is not a change of subscription. */

@@ -9,8 +9,8 @@ import { isAlreadyGone } from '../shared/serviceErrors';
 import { IN_THE_APP } from '../shared/setupTexts';
 import { BOOKING_SERVICE_CREDENTIAL_TYPE, bookingServiceApiRequest } from '../shared/transport';
 import type { BookingServiceRequest } from '../shared/transport';
-import { bindingOf, ownerOf, readUndeleted, storeUndeleted } from './records';
-import type { Owner, SubscriptionRecord } from './records';
+import { ownerOf, readUndeleted, storeUndeleted } from './records';
+import type { SubscriptionRecord } from './records';
 import { openSecret } from './signingSecret';
 
 /** Well inside the service's 10-second delivery timeout; activation: 4 + 4 s in checkExists, 4 + 8 s in create. */
@@ -52,17 +52,9 @@ export async function accountOf(context: Context): Promise<{ accountId: string }
 	}
 }
 
-export interface Session {
-	context: IHookFunctions;
-	owner: Owner;
-	apiKey: string;
-	baseUrl: string;
-	account(): Promise<{ accountId: string } | { failure: unknown }>;
-	/** Whether the credential's key opens the record's sealed secret: the very key it was made with. */
-	opens(record: SubscriptionRecord): boolean;
-}
+export type Session = Awaited<ReturnType<typeof openSession>>;
 
-export async function openSession(context: IHookFunctions): Promise<Session> {
+export async function openSession(context: IHookFunctions) {
 	const credential = await readCredential(context);
 	if ('problem' in credential) throw new NodeOperationError(context.getNode(), credential.problem);
 	const { apiKey, baseUrl } = credential;
@@ -74,7 +66,8 @@ export async function openSession(context: IHookFunctions): Promise<Session> {
 		apiKey,
 		baseUrl,
 		account: async () => await (account ??= accountOf(context)),
-		opens: (record) => openSecret(record.sealedSecret, apiKey, bindingOf(owner)) !== undefined,
+		/** Whether the credential's key opens the record's sealed secret: the very key it was made with. */
+		opens: (record: SubscriptionRecord) => openSecret(record.sealedSecret, apiKey, owner) !== undefined,
 	};
 }
 

@@ -28,10 +28,7 @@ function timeOf(value: unknown): number {
 	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
-/**
- * The oldest change a delivery can report: the service never delivers an event from before the subscription existed,
- * and retries one for about four days at most.
- */
+/** The service never delivers an event from before the subscription existed, and retries one four days at most. */
 export function oldestDeliverable(subscription: StoredSubscription, nowMs: number): number {
 	return Math.max(Date.parse(subscription.createdAt) - SAME_INSTANT_MS, nowMs - RETRY_HORIZON_MS);
 }
@@ -79,10 +76,9 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 }
 
 /**
- * The booking as the service has it now, when it shows that the event happened: read by its id while the budget for
- * unverified work lasts, then from the trigger's listing of the last changes. The listing is read at most once per
- * LISTING_REFRESH_MS per trigger whatever arrives, so a flood keeps it fresh rather than starving the service's
- * retries: any attempt that arrives later than that after its change finds it.
+ * The booking as the service has it now, if it shows the event happened: read by id while the look-up budget lasts, then
+ * from the listing of the last changes, read once per LISTING_REFRESH_MS per trigger whatever arrives, so a flood keeps
+ * it fresh rather than starving the service's retries.
  */
 export async function confirmWithService(
 	context: IWebhookFunctions,

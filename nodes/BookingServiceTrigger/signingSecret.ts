@@ -92,11 +92,9 @@ const SALT_BYTES = 16;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** Where a sealed secret belongs; both parts go into the key derivation and the authenticated data. */
-export interface SecretBinding {
-	workflowId: string;
-	nodeId: string;
-}
+// Where a sealed secret belongs, both parts in the key derivation and the authenticated data; not the instance, so a
+// sealed value opens wherever the workflow and its key are.
+export type SecretBinding = { workflowId: string; nodeId: string };
 
 function bindingLabel({ workflowId, nodeId }: SecretBinding): Buffer {
 	return Buffer.from(`n8n-nodes-booking-service/webhook-secret/${SEAL_FORMAT}/${workflowId}/${nodeId}`, 'utf8');
@@ -113,9 +111,8 @@ export function sealSecret(secret: string, apiKey: string, binding: SecretBindin
 	const cipher = createCipheriv('aes-256-gcm', sealingKey(apiKey, salt, label), iv, { authTagLength: TAG_BYTES });
 	cipher.setAAD(label);
 	const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-	return [SEAL_FORMAT, ...[salt, iv, ciphertext, cipher.getAuthTag()].map((part) => part.toString('base64url'))].join(
-		'.',
-	);
+	const parts = [salt, iv, ciphertext, cipher.getAuthTag()].map((part) => part.toString('base64url'));
+	return [SEAL_FORMAT, ...parts].join('.');
 }
 
 /** Never throws: a foreign, altered or unreadable value (another key, workflow or node) gives undefined. */
