@@ -89,9 +89,8 @@ type TriggerOptions = { includeEnvelope?: boolean; nameLanguage?: NameLanguage; 
 const optionsOf = (context: IWebhookFunctions) => context.getNodeParameter('options', {}) as TriggerOptions;
 
 export function notWantedReason(context: IWebhookFunctions, envelope: DeliveryEnvelope): string | undefined {
-	if (!isSelectedEvent(normaliseEventSelection(context.getNodeParameter('events', [])), envelope.type)) {
-		return `event type ${envelope.type} is not selected`;
-	}
+	const selected = normaliseEventSelection(context.getNodeParameter('events', []));
+	if (!isSelectedEvent(selected, envelope.type)) return `event type ${envelope.type} is not selected`;
 	const wanted = readEventTypesFilter(optionsOf(context).eventTypes);
 	const eventTypeId = String((envelope.data.booking.eventType as { id?: unknown } | undefined)?.id);
 	if (wanted.length > 0 && !wanted.includes(eventTypeId))
@@ -149,11 +148,12 @@ async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header,
 	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
 	const confirmed = await confirmWithService(context, envelope, oldestDeliverable(stored, nowMs), nowMs);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
-	// Told once where the builder looks, as a failed execution of an event that would run: the service retries it.
+	// Told once where the builder looks, as a failed execution, only on a request that would not run anyway: a builder
+	// who republishes at once then loses no delivery.
 	const fact = factOf(envelope.type, confirmed.booking);
 	const wouldRun = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) === 'run';
-	if (wouldRun && rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs)) {
-		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (The service retries this delivery; it runs then. This is shown once.)`;
+	if (rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs, !wouldRun)) {
+		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (What this delivery reports ran already. This is shown once.)`;
 		throw new NodeOperationError(context.getNode(), notice);
 	}
 	const confirmedEvent = `event ${envelope.id} confirmed by reading booking ${String(envelope.data.booking.id)}`;

@@ -13,12 +13,10 @@ import {
 	activationKeyOf,
 	forgetSubscription,
 	isOwnedBy,
-	isSameTarget,
 	normaliseEventSelection,
 	ownerOf,
 	readSubscription,
 	readUndeleted,
-	storeSubscription,
 	storeUndeleted,
 	subscriptionDescription,
 } from './records';
@@ -61,7 +59,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 		const what = 'Could not ask the Booking Service which account the API key belongs to';
 		throw unansweredError(this.getNode(), failure, what, kept);
 	}
-	if (reach === 'yes' && isSameTarget(stored, url, selectedEvents(this))) {
+	if (reach === 'yes' && stored.events.join(',') === selectedEvents(this).join(',')) {
 		if (!session.opens(stored)) {
 			const message = `the credential's API key changed (same account). Webhook subscription ${stored.id} is kept, and each of its deliveries is checked by reading its booking from the service until the workflow is unpublished and published again, which replaces the subscription.`;
 			log(this, 'info', message);
@@ -138,7 +136,7 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 	const createdAt =
 		typeof created.createdAt === 'string' && Date.parse(created.createdAt) ? created.createdAt : requestedAt;
 	const subscription = { ...record, id: created.id, sealedSecret, webhookUrl, events, createdAt };
-	storeSubscription(nodeData, subscription);
+	nodeData.subscription = { ...subscription };
 	return subscription;
 }
 

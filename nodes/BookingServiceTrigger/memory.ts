@@ -129,16 +129,17 @@ export const ROTATION_NOTICE_AFTER_MS = 60 * 60_000;
 /** Per trigger and subscription: when a checked delivery was first seen, or 'told'; the last SECRETS_KEPT. */
 export const rotationsSeen = new Map<string, number | 'told'>();
 
-/** True once per trigger and subscription: when asked ROTATION_NOTICE_AFTER_MS or more after it was first asked. */
-export function rotationNoticeDue(key: string, nowMs: number): boolean {
+/** True once per trigger and subscription: asked by a request that can carry it, the notice's time after the first. */
+export function rotationNoticeDue(key: string, nowMs: number, canCarry = true): boolean {
 	const seen = rotationsSeen.get(key) ?? nowMs;
-	const due = seen !== 'told' && nowMs - seen >= ROTATION_NOTICE_AFTER_MS;
+	const due = canCarry && seen !== 'told' && nowMs - seen >= ROTATION_NOTICE_AFTER_MS;
 	setAsNewest(rotationsSeen, key, due ? 'told' : seen, SECRETS_KEPT);
 	return due;
 }
 
 /** n8n's clean-up comes right after a failed activation, in the same call; 2.41 retries a failed one within seconds. */
 const RECENT_MS = 30_000;
+type Activation = { untilMs: number; failed?: Set<string>; made: Map<string, StoredSubscription> };
 
 /**
  * The last activation of each workflow's Production URLs, and apart of its Test URLs (activationKeyOf). When one
@@ -146,29 +147,31 @@ const RECENT_MS = 30_000;
  * activation made): it must not delete a subscription that may have events to deliver, nor leave one just made.
  */
 export class RecentActivations {
-	readonly #byKey = new Map<string, { untilMs: number; failed: boolean; made: Map<string, StoredSubscription> }>();
+	readonly #byKey = new Map<string, Activation>();
 
 	/** Set before anything can fail (reading the credential included): until it ends well, a clean-up keeps all. */
 	started(key: string, nowMs: number): void {
-		this.#entry(key, nowMs).failed = true;
+		this.#entry(key, nowMs).failed = new Set();
 	}
 
 	endedWell(key: string, nowMs: number, made?: { nodeId: string; subscription: StoredSubscription }): void {
 		const entry = this.#entry(key, nowMs);
-		entry.failed = false;
+		entry.failed = undefined;
 		if (made !== undefined) entry.made.set(made.nodeId, made.subscription);
 	}
 
+	/** n8n's clean-up calls delete once per node (`failed` holds those it kept for): a second is a real unpublish. */
 	of(key: string, nodeId: string, nowMs: number): { failed: boolean; made?: StoredSubscription } {
 		const entry = this.#byKey.get(key);
 		if (entry === undefined || entry.untilMs <= nowMs) return { failed: false };
-		return { failed: entry.failed, made: entry.made.get(nodeId) };
+		const failed = entry.failed !== undefined && !entry.failed.has(nodeId);
+		if (failed) entry.failed?.add(nodeId);
+		return { failed, made: entry.made.get(nodeId) };
 	}
 
-	#entry(key: string, nowMs: number) {
+	#entry(key: string, nowMs: number): Activation {
 		const current = this.#byKey.get(key);
-		const entry =
-			current !== undefined && current.untilMs > nowMs ? current : { untilMs: 0, failed: false, made: new Map() };
+		const entry = current !== undefined && current.untilMs > nowMs ? current : { untilMs: 0, made: new Map() };
 		entry.untilMs = nowMs + RECENT_MS;
 		setAsNewest(this.#byKey, key, entry, 1_000);
 		return entry;

@@ -81,10 +81,6 @@ export function readSubscription(nodeData: IDataObject): StoredSubscription | un
 	return { ...record, webhookUrl, createdAt, events: normaliseEventSelection(events) };
 }
 
-export function storeSubscription(nodeData: IDataObject, subscription: StoredSubscription): void {
-	nodeData.subscription = { ...subscription };
-}
-
 export function forgetSubscription(nodeData: IDataObject): void {
 	delete nodeData.subscription;
 }
@@ -108,10 +104,6 @@ export function storeUndeleted(nodeData: IDataObject, owner: Owner, records: Sub
 	else setAsNewest(leftUndeleted, ownerKey(owner), kept, 1_000);
 	if (kept.length === 0) delete nodeData.undeleted;
 	else nodeData.undeleted = kept;
-}
-
-export function isSameTarget(stored: StoredSubscription, webhookUrl: string, events: string[]): boolean {
-	return stored.webhookUrl === webhookUrl && stored.events.join(',') === events.join(',');
 }
 
 /** Shown in the service's list, so a person can tell which workflow a subscription feeds (even an orphaned one). */

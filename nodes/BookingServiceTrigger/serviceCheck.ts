@@ -53,13 +53,11 @@ export function unproven(eventType: string, fetched: unknown, sinceMs: number): 
 			return status === 'no_show' ? undefined : `the booking is ${status}, not a no-show`;
 	}
 	if (IN_FLIGHT.has(status)) return `the booking is still ${status}`;
-	if (eventType === 'booking.rescheduled') {
+	if (eventType === 'booking.rescheduled')
 		return changed - made >= SAME_INSTANT_MS ? undefined : 'a booking unchanged since it was made was not rescheduled';
-	}
 	// booking.created: confirmed at some point, made (or, when paid, paid) since then.
-	if ((booking.cancellation as IDataObject | null | undefined)?.by === 'system') {
+	if ((booking.cancellation as IDataObject | null | undefined)?.by === 'system')
 		return 'the system cancelled the booking, which it does for a payment never completed: it was never confirmed';
-	}
 	const createdBy = booking.payment === null || booking.payment === undefined ? made : changed;
 	return createdBy < sinceMs ? `the booking was made ${tooOld}` : undefined;
 }

@@ -23,10 +23,7 @@ export const SIGNATURE_FAILURE_MESSAGES = {
 
 export type SignatureFailure = keyof typeof SIGNATURE_FAILURE_MESSAGES;
 
-export interface SignatureHeader {
-	timestampText: string;
-	signatures: string[];
-}
+export type SignatureHeader = { timestampText: string; signatures: string[] };
 
 /**
  * Judged without any secret, so junk is refused before a credential is read. Node joins a repeated header with ", ",
