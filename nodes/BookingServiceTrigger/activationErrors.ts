@@ -29,12 +29,7 @@ const PRIVATE_IPV4 =
 	/^(0|10|127|100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])|169\.254|172\.(1[6-9]|2\d|3[01])|192\.168|22[4-9]|2[3-5]\d)\.[\d.]+$/;
 const PRIVATE_IPV6 = /^(::1?$|f[cd]|fe[89ab]|::ffff:)/;
 
-const URL_GUIDANCE = [
-	'The Booking Service delivers only to https addresses on the public internet.',
-	"Testing the trigger in the editor subscribes n8n's Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n's WEBHOOK_URL setting.",
-	'If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n.',
-	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
-].join(' ');
+const URL_GUIDANCE = `The Booking Service delivers only to https addresses on the public internet. Testing the trigger in the editor subscribes n8n's Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n's WEBHOOK_URL setting. If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n. Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.`;
 
 // The contract does not name the limit's error code: a 4xx other than 401, 403, 404 and 429 speaking of a limit.
 const LIMIT =

@@ -59,7 +59,7 @@ export class WorkBudget {
 	}
 }
 
-/** How long a trigger's listing of the last changes serves (serviceCheck.confirmFromListing); the triggers kept. */
+/** How long a trigger's listing of the last changes serves (serviceCheck.confirmWithService); the triggers kept. */
 export const LISTING_REFRESH_MS = 10_000;
 export const LISTINGS_KEPT = 32;
 /** Listings read per process beyond each trigger's one per LISTING_REFRESH_MS: many flooded triggers at once. */
@@ -74,11 +74,8 @@ export class ChangeListings {
 		let entry = this.#byScope.get(scope);
 		const stale = entry === undefined || nowMs - entry.takenMs >= LISTING_REFRESH_MS || nowMs < entry.takenMs;
 		if (stale && this.#budget.take(nowMs)) {
-			const listing = list().then(
-				(bookings) => new Map(bookings.map((booking) => [String(booking.id), booking])),
-				() => undefined,
-			);
-			entry = { takenMs: nowMs, listing };
+			const byId = (bookings: IDataObject[]) => new Map(bookings.map((booking) => [String(booking.id), booking]));
+			entry = { takenMs: nowMs, listing: list().then(byId, () => undefined) };
 			setAsNewest(this.#byScope, scope, entry, LISTINGS_KEPT);
 		}
 		return await entry?.listing;

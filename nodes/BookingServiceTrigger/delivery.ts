@@ -1,7 +1,6 @@
-// One delivery, top to bottom: the raw body and the signature header → the signing secret (from memory, or opened
-// with the credential's API key) → verified by its signature, or, when a new API key cannot open the secret, by
-// reading its booking from the service (serviceCheck.ts) → the event filter → "has this run?" (memory.ts) → the
-// answer: one uniform 401, an acknowledgement without a run, or one execution.
+// One delivery: the raw body and signature header → the signing secret (memory, or opened with the credential's key) →
+// verified by its signature, or, when a new key cannot open the secret, by reading its booking (serviceCheck.ts) → the
+// event filter → "has this run?" (memory.ts) → one uniform 401, an acknowledgement without a run, or one execution.
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -115,10 +114,7 @@ export function answerEvent(context: IWebhookFunctions, event: DeliveryEnvelope,
 	return { workflowData: [context.helpers.returnJsonArray(item)] };
 }
 
-/**
- * The stored subscription's secret, or why the credential's key cannot open it, remembered a while so that a flood costs
- * one credential read; unknown when it cannot be told now, which is never taken for a change of key.
- */
+/** The secret or why the key cannot open it, remembered (a flood costs one credential read); unknown is no key change. */
 type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
 async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
 	const remembered = secretMemory.get(stored, stored.sealedSecret, nowMs);
@@ -148,11 +144,11 @@ async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header,
 	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
 	const confirmed = await confirmWithService(context, envelope, oldestDeliverable(stored, nowMs), nowMs);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
-	// Told once where the builder looks, as a failed execution, only on a request that would not run anyway: a builder
-	// who republishes at once then loses no delivery.
+	// Told once where the builder looks, as a failed execution, only on a repeat of an event that ran (the service's
+	// retry; not a new event id, which anyone may send): a builder who republishes at once then loses no delivery.
 	const fact = factOf(envelope.type, confirmed.booking);
-	const wouldRun = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) === 'run';
-	if (rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs, !wouldRun)) {
+	const repeat = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) === 'repeat';
+	if (rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs, repeat)) {
 		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (What this delivery reports ran already. This is shown once.)`;
 		throw new NodeOperationError(context.getNode(), notice);
 	}

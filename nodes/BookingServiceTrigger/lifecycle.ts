@@ -1,7 +1,6 @@
-// The subscription lifecycle n8n drives: activation calls checkExists, then create if it said false; deactivation,
+// The subscription lifecycle n8n drives: activation calls checkExists, then create if it said false; unpublishing,
 // re-publishing a changed trigger and n8n's clean-up after a failed activation call delete. "The service did not
-// answer" is never taken for "it is another account", and a subscription delivering to another URL than this node's
-// (another n8n sharing this one's instance id, or this one before WEBHOOK_URL changed) is never deleted.
+// answer" is never taken for "another account", and a subscription for another URL than this node's is never deleted.
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -11,7 +10,6 @@ import { explainSubscribeFailure, unansweredError } from './activationErrors';
 import { recentActivations } from './memory';
 import {
 	activationKeyOf,
-	forgetSubscription,
 	isOwnedBy,
 	normaliseEventSelection,
 	ownerOf,
@@ -32,7 +30,7 @@ function selectedEvents(context: IHookFunctions): string[] {
 function leaveElsewhere(context: IHookFunctions, stored: StoredSubscription, url: string): false {
 	const message = `webhook subscription ${stored.id} delivers to ${stored.webhookUrl}, not to this node's ${url}: another n8n with the same instance id (the same encryption key) holds this workflow, or this n8n's WEBHOOK_URL changed. It is left alone and this node makes its own; if no n8n uses it any more, delete it in the app (${IN_THE_APP}).`;
 	log(context, 'warn', message);
-	forgetSubscription(context.getWorkflowStaticData('node'));
+	delete context.getWorkflowStaticData('node').subscription;
 	return false;
 }
 
@@ -47,7 +45,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	if (!isOwnedBy(stored, ownerOf(this))) {
 		const message = `subscription ${stored.id} in the stored data was made by another workflow, node or n8n instance (a copy or an import carries the original's data). It is left alone; this node makes its own.`;
 		log(this, 'info', message);
-		forgetSubscription(nodeData);
+		delete nodeData.subscription;
 		return false;
 	}
 	if (stored.webhookUrl !== url) return leaveElsewhere(this, stored, url);
@@ -71,7 +69,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	const kept = await retire(session, stored, reach === 'yes' ? 'the events changed' : 'the credential changed');
 	const undeleted = [...readUndeleted(nodeData, session.owner), ...(kept === undefined ? [] : [kept])];
 	storeUndeleted(nodeData, session.owner, undeleted);
-	forgetSubscription(nodeData);
+	delete nodeData.subscription;
 	return false;
 }
 
@@ -160,7 +158,7 @@ export async function unsubscribe(this: IHookFunctions): Promise<boolean> {
 	} else {
 		if (own !== undefined && own.webhookUrl !== url) leaveElsewhere(this, own, url);
 		if (own?.webhookUrl === url) unsaved.push(own);
-		forgetSubscription(nodeData);
+		delete nodeData.subscription;
 	}
 	const records = [...readUndeleted(nodeData, owner).filter((record) => record.id !== own?.id), ...unsaved];
 	storeUndeleted(nodeData, owner, records);

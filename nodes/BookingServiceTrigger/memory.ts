@@ -13,10 +13,7 @@ export function scopeOf(context: IWebhookFunctions): string {
 	return JSON.stringify([context.getInstanceId(), context.getWorkflow().id, context.getNode().id, context.getMode()]);
 }
 
-/**
- * What a delivery reports that the service can confirm later by reading the booking: a creation, cancellation or
- * no-show happens once per booking, a reschedule once per state of it. Undefined for kinds the contract does not show.
- */
+/** What a booking can confirm: a creation, cancellation or no-show happens once per booking, a reschedule per state. */
 export function factOf(eventType: string, booking: { id?: unknown; updatedAt?: unknown }): string | undefined {
 	if (eventType === 'booking.rescheduled') return `${String(booking.id)}/${eventType}@${String(booking.updatedAt)}`;
 	return ONCE_PER_BOOKING.includes(eventType) ? `${String(booking.id)}/${eventType}` : undefined;

@@ -81,10 +81,6 @@ export function readSubscription(nodeData: IDataObject): StoredSubscription | un
 	return { ...record, webhookUrl, createdAt, events: normaliseEventSelection(events) };
 }
 
-export function forgetSubscription(nodeData: IDataObject): void {
-	delete nodeData.subscription;
-}
-
 /**
  * This trigger's subscriptions whose DELETE failed, tried again on every activation and deactivation, test listens
  * included. Kept in static data and in this process's memory too: a test listen's static data is thrown away.
@@ -106,13 +102,9 @@ export function storeUndeleted(nodeData: IDataObject, owner: Owner, records: Sub
 	else nodeData.undeleted = kept;
 }
 
+type Named = { id?: string; name?: string };
 /** Shown in the service's list, so a person can tell which workflow a subscription feeds (even an orphaned one). */
-export function subscriptionDescription(
-	workflow: { id?: string; name?: string },
-	node: INode,
-	isTest: boolean,
-	at: Date,
-): string {
+export function subscriptionDescription(workflow: Named, node: INode, isTest: boolean, at: Date): string {
 	const name = workflow.name?.trim() || 'unnamed workflow';
 	const suffix = ` – ${node.name}${isTest ? ' (test URL)' : ''} – workflow ${workflow.id ?? '?'}, ${at.toISOString().slice(0, 16)}Z`;
 	const prefix = 'n8n: ';

@@ -20,6 +20,7 @@ export const LOOKUP_TIMEOUT_MS = 4_000;
 export const SUBSCRIBE_TIMEOUT_MS = 8_000;
 
 type Context = IHookFunctions | IWebhookFunctions;
+type Credential = { apiKey?: unknown; baseUrl?: unknown };
 
 export function log(context: Context, level: 'info' | 'warn', message: string): void {
 	const where = { workflowId: context.getWorkflow().id, nodeName: context.getNode().name };
@@ -34,9 +35,7 @@ export async function requestOnce<T>(context: Context, options: BookingServiceRe
 
 /** The API key as pasted (trimmed) and the Base URL, or what is wrong with it; throws when n8n cannot read it. */
 export async function readCredential(context: Context) {
-	const credential = await context.getCredentials<{ apiKey?: unknown; baseUrl?: unknown }>(
-		BOOKING_SERVICE_CREDENTIAL_TYPE,
-	);
+	const credential = await context.getCredentials<Credential>(BOOKING_SERVICE_CREDENTIAL_TYPE);
 	const apiKey = typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
 	return { apiKey, ...normaliseBaseUrl(credential.baseUrl) };
 }
@@ -81,11 +80,7 @@ export async function reaches(session: Session, record: SubscriptionRecord): Pro
 }
 
 /** Deletes a subscription the trigger no longer uses; returns it when it must be kept and tried again. */
-export async function retire(
-	session: Session,
-	record: SubscriptionRecord,
-	why: string,
-): Promise<SubscriptionRecord | undefined> {
+export async function retire(session: Session, record: SubscriptionRecord, why: string) {
 	const reach = await reaches(session, record);
 	if (reach === 'no') {
 		const where = `it lives at ${record.baseUrl} in account ${record.accountId}, and the credential now points at another account or Base URL`;

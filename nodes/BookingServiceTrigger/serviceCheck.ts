@@ -1,7 +1,6 @@
-// A delivery whose signature cannot be checked because the credential's API key changed (the sealed secret opens only
-// with the key it was sealed under) is confirmed by reading its booking with the current key: the event runs only if
-// the booking shows it happened, and what runs is the service's booking as it is now, none of the request's fields.
-// That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
+// A delivery whose signature cannot be checked because the API key changed (the sealed secret opens only with its key)
+// runs only if its booking, read with the current key, shows it happened, and with that booking, none of the request's
+// fields. That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../shared/paging';
