@@ -33,10 +33,7 @@ export class TokenBucket {
 export const PROCESS_BUDGET: BudgetLimits = { burst: 100, perSecond: 10 };
 export const TRIGGER_BUDGET: BudgetLimits = { burst: 30, perSecond: 3 };
 
-/**
- * Tokens for work done for a request not yet verified: a credential read (n8n decrypts it) or a look-up at the
- * service. Each trigger's share (the last 1,000 triggers') keeps a flood at one URL from starving the others.
- */
+/** Unverified requests' credential reads and look-ups; a share per trigger keeps one URL's flood from starving the rest. */
 export class WorkBudget {
 	readonly #process: TokenBucket;
 	readonly #shares = new Map<string, TokenBucket>();

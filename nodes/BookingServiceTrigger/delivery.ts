@@ -15,7 +15,7 @@ import { isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from '.
 import type { StoredSubscription } from './records';
 import { accountOf, log, readCredential } from './service';
 import { confirmWithService, oldestDeliverable, uncheckable } from './serviceCheck';
-import type { SignatureHeader } from './signingSecret';
+import type { RawBody, SignatureHeader } from './signingSecret';
 import { openSecret, readSignatureHeader, SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signingSecret';
 
 export interface DeliveryEnvelope {
@@ -29,7 +29,6 @@ export interface DeliveryEnvelope {
 
 const UNVERIFIABLE = 'its signature cannot be checked (the API key changed)';
 
-type RawBody = Buffer | string;
 type UnverifiedRequest = { rawBody: RawBody; header: SignatureHeader; stored: StoredSubscription; nowMs: number };
 
 /** Long enough for any real id, short enough that a hostile body cannot bloat a log line. */
@@ -39,7 +38,7 @@ function isObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function parseDeliveryEnvelope(rawBody: Buffer | string): DeliveryEnvelope | { problem: string } {
+export function parseDeliveryEnvelope(rawBody: RawBody): DeliveryEnvelope | { problem: string } {
 	let body: unknown;
 	try {
 		body = JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'));
@@ -73,9 +72,7 @@ export function toTriggerItem(envelope: DeliveryEnvelope, includeEnvelope: boole
 /** The same short 401 whatever the reason, so a sender learns nothing; the reason goes to n8n's log only. */
 export function refuse(context: IWebhookFunctions, reason: string): IWebhookResponseData {
 	log(context, 'warn', `refused a delivery: ${reason}`);
-	const response = context.getResponseObject();
-	response.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' });
-	response.end('Unauthorized');
+	context.getResponseObject().writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Unauthorized');
 	return { noWebhookResponse: true };
 }
 

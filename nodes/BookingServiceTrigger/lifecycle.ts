@@ -22,10 +22,6 @@ import type { StoredSubscription } from './records';
 import { log, openSession, reaches, requestOnce, retire, retireUndeleted, SUBSCRIBE_TIMEOUT_MS } from './service';
 import { sealSecret } from './signingSecret';
 
-function selectedEvents(context: IHookFunctions): string[] {
-	return normaliseEventSelection(context.getNodeParameter('events', []));
-}
-
 /** A record of this node for another URL: forgotten, never deleted (it may be another n8n's live subscription). */
 function leaveElsewhere(context: IHookFunctions, stored: StoredSubscription, url: string): false {
 	const message = `webhook subscription ${stored.id} delivers to ${stored.webhookUrl}, not to this node's ${url}: another n8n with the same instance id (the same encryption key) holds this workflow, or this n8n's WEBHOOK_URL changed. It is left alone and this node makes its own; if no n8n uses it any more, delete it in the app (${IN_THE_APP}).`;
@@ -57,7 +53,8 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 		const what = 'Could not ask the Booking Service which account the API key belongs to';
 		throw unansweredError(this.getNode(), failure, what, kept);
 	}
-	if (reach === 'yes' && stored.events.join(',') === selectedEvents(this).join(',')) {
+	const events = normaliseEventSelection(this.getNodeParameter('events', []));
+	if (reach === 'yes' && stored.events.join(',') === events.join(',')) {
 		if (!session.opens(stored)) {
 			const message = `the credential's API key changed (same account). Webhook subscription ${stored.id} is kept, and each of its deliveries is checked by reading its booking from the service until the workflow is unpublished and published again, which replaces the subscription.`;
 			log(this, 'info', message);
@@ -88,7 +85,7 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 	const nodeData = context.getWorkflowStaticData('node');
 	const webhookUrl = context.getNodeWebhookUrl('default');
 	if (webhookUrl === undefined) throw new NodeOperationError(node, 'n8n gave no webhook URL for this trigger');
-	const events = selectedEvents(context);
+	const events = normaliseEventSelection(context.getNodeParameter('events', []));
 	if (events.length === 0) throw new NodeOperationError(node, 'Choose at least one event to listen for');
 	const session = await openSession(context);
 
@@ -112,8 +109,7 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 	]);
 	if (created !== undefined && 'failure' in created) {
 		if ((created.failure as { httpCode?: unknown }).httpCode === null) {
-			// No answer: the service may have made it all the same, and the contract shows no way to find it. Its
-			// description makes it recognisable in the app.
+			// No answer: it may exist all the same, with no way to find it but its description in the app.
 			const message = `got no answer to its subscription request; the service may have created it anyway. If the app lists a subscription "${description}" that no active workflow uses, delete it (${IN_THE_APP}).`;
 			log(context, 'warn', message);
 		}

@@ -66,8 +66,7 @@ const recordOf = (record: SubscriptionRecord) =>
 	Object.fromEntries(RECORD_FIELDS.map((field) => [field, record[field]]));
 
 function readRecord(value: unknown): SubscriptionRecord | undefined {
-	if (typeof value !== 'object' || value === null) return undefined;
-	const record = value as Record<string, unknown>;
+	const record = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
 	if (!RECORD_FIELDS.every((field) => typeof record[field] === 'string') || !isResourceId(record.id)) return undefined;
 	return recordOf(record as unknown as SubscriptionRecord) as unknown as SubscriptionRecord;
 }
@@ -81,10 +80,7 @@ export function readSubscription(nodeData: IDataObject): StoredSubscription | un
 	return { ...record, webhookUrl, createdAt, events: normaliseEventSelection(events) };
 }
 
-/**
- * This trigger's subscriptions whose DELETE failed, tried again on every activation and deactivation, test listens
- * included. Kept in static data and in this process's memory too: a test listen's static data is thrown away.
- */
+/** Subscriptions whose DELETE failed, retried at each (de)activation; in memory too, as n8n drops a test listen's data. */
 export function readUndeleted(nodeData: IDataObject, owner: Owner): SubscriptionRecord[] {
 	const stored = Array.isArray(nodeData.undeleted) ? (nodeData.undeleted as unknown[]) : [];
 	const records = [...stored, ...(leftUndeleted.get(ownerKey(owner)) ?? [])].map(readRecord);

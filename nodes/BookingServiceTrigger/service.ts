@@ -13,10 +13,9 @@ import { ownerOf, readUndeleted, storeUndeleted } from './records';
 import type { SubscriptionRecord } from './records';
 import { openSecret } from './signingSecret';
 
-/** Well inside the service's 10-second delivery timeout; activation: 4 + 4 s in checkExists, 4 + 8 s in create. */
+/** Well inside the service's 10-second delivery timeout. */
 export const LOOKUP_TIMEOUT_MS = 4_000;
-// An activation takes 20 s at worst: checkExists 4 s (GET /me) + 4 s (DELETE), create 4 s (GET /me) + 8 s (POST);
-// n8n's clean-up after a failure sends nothing (RecentActivations).
+/** An activation takes 20 s at worst: checkExists 4 s (GET /me) + 4 s (DELETE), create 4 s (GET /me) + 8 s (POST). */
 export const SUBSCRIBE_TIMEOUT_MS = 8_000;
 
 type Context = IHookFunctions | IWebhookFunctions;
@@ -88,16 +87,12 @@ export async function retire(session: Session, record: SubscriptionRecord, why: 
 		log(session.context, 'warn', message);
 		return undefined;
 	}
-	let failure = 'the service did not say which account the API key belongs to';
+	let failure: string | undefined = 'the service did not say which account the API key belongs to';
 	if (reach === 'yes') {
-		try {
-			const path = `/webhooks/${record.id}`;
-			await requestOnce(session.context, { method: 'DELETE', path, scope: 'webhooks:manage' });
-			return undefined;
-		} catch (error) {
-			if (isAlreadyGone(error)) return undefined;
-			failure = (error as Error).message;
-		}
+		const request = { method: 'DELETE', path: `/webhooks/${record.id}`, scope: 'webhooks:manage' } as const;
+		const failureOf = (error: Error) => (isAlreadyGone(error) ? undefined : error.message);
+		failure = await requestOnce(session.context, request).then(() => undefined, failureOf);
+		if (failure === undefined) return undefined;
 	}
 	const message = `could not delete webhook subscription ${record.id} (${why}): ${failure}. It is kept and deleted at the next activation or deactivation; you can also delete it in the app (${IN_THE_APP}).`;
 	log(session.context, 'warn', message);

@@ -73,9 +73,8 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 }
 
 /**
- * The booking as the service has it now, if it shows the event happened: read by id while the look-up budget lasts, then
- * from the listing of the last changes, read once per LISTING_REFRESH_MS per trigger whatever arrives, so a flood keeps
- * it fresh rather than starving the service's retries.
+ * The booking as the service has it now, if it shows the event happened: by id while the look-up budget lasts, then
+ * from the listing of the last changes (read once per LISTING_REFRESH_MS per trigger: a flood keeps it fresh).
  */
 export async function confirmWithService(
 	context: IWebhookFunctions,

@@ -24,6 +24,7 @@ export const SIGNATURE_FAILURE_MESSAGES = {
 export type SignatureFailure = keyof typeof SIGNATURE_FAILURE_MESSAGES;
 
 export type SignatureHeader = { timestampText: string; signatures: string[] };
+export type RawBody = Buffer | string;
 
 /**
  * Judged without any secret, so junk is refused before a credential is read. Node joins a repeated header with ", ",
@@ -56,7 +57,7 @@ export function isFresh(header: SignatureHeader, nowSeconds: number): boolean {
 }
 
 /** The `v1` value the service sends for this body, timestamp and secret (hex). */
-export function computeDeliverySignature(rawBody: Buffer | string, timestamp: number | string, secret: string): string {
+export function computeDeliverySignature(rawBody: RawBody, timestamp: number | string, secret: string): string {
 	return createHmac('sha256', secret)
 		.update(`${timestamp}.`, 'utf8')
 		.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody)
@@ -64,12 +65,7 @@ export function computeDeliverySignature(rawBody: Buffer | string, timestamp: nu
 }
 
 /** Over the raw bytes (re-serialised JSON differs), every candidate compared in constant time, then the age. */
-export function verifyDeliverySignature(
-	rawBody: Buffer | string,
-	header: SignatureHeader,
-	secret: string,
-	nowSeconds: number,
-): SignatureFailure | undefined {
+export function verifyDeliverySignature(rawBody: RawBody, header: SignatureHeader, secret: string, nowSeconds: number) {
 	// The MAC covers the timestamp exactly as sent, so "0123" and "123" are different messages.
 	const expected = Buffer.from(computeDeliverySignature(rawBody, header.timestampText, secret), 'hex');
 	let matched = false;
