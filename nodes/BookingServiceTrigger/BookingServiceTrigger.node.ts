@@ -24,9 +24,8 @@ export class BookingServiceTrigger implements INodeType {
 		name: 'bookingServiceTrigger',
 		icon: { light: 'file:bookingServiceTrigger.svg', dark: 'file:bookingServiceTrigger.dark.svg' },
 		group: ['trigger'],
-		// 1.1 behaves as 1. For a start node of version 1 n8n evaluates `$parameter.options.binaryData` (from its Webhook
-		// node 1) on every request: about 10 ms of its main thread per delivery on 2.41, even with lazy isolates (README,
-		// Performance).
+		// 1.1 behaves as 1: for a start node of version 1 n8n evaluates `$parameter.options.binaryData` (its Webhook node 1)
+		// on every request, about 10 ms of its main thread per delivery on 2.41 even with lazy isolates (README, Performance).
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: bookingEventsSubtitle,
@@ -34,9 +33,7 @@ export class BookingServiceTrigger implements INodeType {
 		// entry, with this description, also under "What happens next?": so it says what both nodes do.
 		description:
 			'Create, list and cancel bookings, check free times, and start workflows when a booking is created, rescheduled, cancelled or marked as a no-show',
-		defaults: {
-			name: 'Booking Service Trigger',
-		},
+		defaults: { name: 'Booking Service Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'bookingServiceApi', required: true, testedBy: 'bookingServiceApiTest' }],

@@ -4,7 +4,8 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { serviceErrorDetailsOf } from '../shared/serviceErrors';
-import { IN_THE_APP, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './records';
+import { IN_THE_APP } from '../shared/setupTexts';
+import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './records';
 
 /** Judged locally only to explain a refusal: the request is always sent, since a local simulator may accept it. */
 export function webhookUrlProblem(webhookUrl: string): string | undefined {
@@ -28,12 +29,7 @@ const PRIVATE_IPV4 =
 	/^(0|10|127|100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])|169\.254|172\.(1[6-9]|2\d|3[01])|192\.168|22[4-9]|2[3-5]\d)\.[\d.]+$/;
 const PRIVATE_IPV6 = /^(::1?$|f[cd]|fe[89ab]|::ffff:)/;
 
-const URL_GUIDANCE = [
-	'The Booking Service delivers only to https addresses on the public internet.',
-	"Testing the trigger in the editor subscribes n8n's Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n's WEBHOOK_URL setting.",
-	'If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n.',
-	'Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.',
-].join(' ');
+const URL_GUIDANCE = `The Booking Service delivers only to https addresses on the public internet. Testing the trigger in the editor subscribes n8n's Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n's WEBHOOK_URL setting. If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n. Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.`;
 
 // The contract does not name the limit's error code: a 4xx other than 401, 403, 404 and 429 speaking of a limit.
 const LIMIT =
@@ -41,10 +37,6 @@ const LIMIT =
 function isSubscriptionLimit({ message, httpCode }: { message?: unknown; httpCode?: unknown }): boolean {
 	const refused = typeof httpCode === 'string' && /^4(?!01|03|04|29)/.test(httpCode);
 	return refused && typeof message === 'string' && LIMIT.test(message);
-}
-
-function namesUrlField(field: string): boolean {
-	return field.split(/[.[\]]/).some((segment) => segment.toLowerCase() === 'url');
 }
 
 export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl: string): NodeApiError {
@@ -55,7 +47,7 @@ export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl:
 	// When the service names the fields it refused, only those count. Without names (the contract does not show the
 	// details' shape) the message is searched for "url", and a URL that looks unreachable is taken as the cause.
 	const fields = serviceErrorDetailsOf(error).filter((detail) => detail.field !== undefined);
-	const urlDetail = fields.find((detail) => namesUrlField(detail.field!));
+	const urlDetail = fields.find((detail) => detail.field!.split(/[.[\]]/).some((part) => part.toLowerCase() === 'url'));
 	const urlRefused =
 		original.context?.serviceErrorCode === 'validation_failed' &&
 		(fields.length > 0 ? urlDetail !== undefined : /\burl\b/i.test(serviceMessage) || localProblem !== undefined);
@@ -71,15 +63,10 @@ export function explainSubscribeFailure(node: INode, error: unknown, webhookUrl:
 	}
 	const urlNote =
 		localProblem && `Note also that the webhook URL ${webhookUrl} will not work: ${localProblem}. ${URL_GUIDANCE}`;
-	const description = [typeof original.description === 'string' ? original.description : '', urlNote]
-		.filter(Boolean)
-		.join(' ');
-	return activationError(
-		node,
-		original,
-		`Could not subscribe to Booking Service events: ${serviceMessage}`,
-		description,
-	);
+	const prior = typeof original.description === 'string' ? original.description : '';
+	const description = [prior, urlNote].filter(Boolean).join(' ');
+	const message = `Could not subscribe to Booking Service events: ${serviceMessage}`;
+	return activationError(node, original, message, description);
 }
 
 /** The service did not answer (a 429, a 5xx, a timeout): nothing was decided, so nothing was forgotten or deleted. */
@@ -92,9 +79,6 @@ export function unansweredError(node: INode, error: unknown, what: string, kept:
 function activationError(node: INode, cause: unknown, message: string, description: string): NodeApiError {
 	const code = (cause as { httpCode?: unknown }).httpCode;
 	const httpCode = typeof code === 'string' ? code : undefined;
-	return new NodeApiError(node, { message, httpCode: httpCode ?? null } as JsonObject, {
-		message,
-		description,
-		httpCode,
-	});
+	const options = { message, description, httpCode };
+	return new NodeApiError(node, { message, httpCode: httpCode ?? null } as JsonObject, options);
 }

@@ -1,14 +1,10 @@
-// What work for requests not yet verified may cost, kept in this process's memory like memory.ts: token buckets, the
-// budget for credential reads and look-ups, and the listing of the last changes that confirms deliveries once floods
-// have spent that budget.
+// What work for requests not yet verified may cost, in this process's memory like memory.ts: the budget for credential
+// reads and look-ups, and the listing of the last changes that confirms deliveries once floods have spent it.
 import type { IDataObject } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
 
-export interface BudgetLimits {
-	burst: number;
-	perSecond: number;
-}
+export type BudgetLimits = { burst: number; perSecond: number };
 
 /** Tokens refilled at a rate up to a burst; a clock set back refills nothing. */
 export class TokenBucket {
@@ -37,10 +33,7 @@ export class TokenBucket {
 export const PROCESS_BUDGET: BudgetLimits = { burst: 100, perSecond: 10 };
 export const TRIGGER_BUDGET: BudgetLimits = { burst: 30, perSecond: 3 };
 
-/**
- * Tokens for work done for a request not yet verified: a credential read (n8n decrypts it) or a look-up at the
- * service. Each trigger's share (the last 1,000 triggers') keeps a flood at one URL from starving the others.
- */
+/** Unverified requests' credential reads and look-ups; a share per trigger keeps one URL's flood from starving the rest. */
 export class WorkBudget {
 	readonly #process: TokenBucket;
 	readonly #shares = new Map<string, TokenBucket>();
@@ -63,7 +56,7 @@ export class WorkBudget {
 	}
 }
 
-/** How long a trigger's listing of the last changes serves (serviceCheck.confirmFromListing); the triggers kept. */
+/** How long a trigger's listing of the last changes serves (serviceCheck.confirmWithService); the triggers kept. */
 export const LISTING_REFRESH_MS = 10_000;
 export const LISTINGS_KEPT = 32;
 /** Listings read per process beyond each trigger's one per LISTING_REFRESH_MS: many flooded triggers at once. */
@@ -78,11 +71,8 @@ export class ChangeListings {
 		let entry = this.#byScope.get(scope);
 		const stale = entry === undefined || nowMs - entry.takenMs >= LISTING_REFRESH_MS || nowMs < entry.takenMs;
 		if (stale && this.#budget.take(nowMs)) {
-			const listing = list().then(
-				(bookings) => new Map(bookings.map((booking) => [String(booking.id), booking])),
-				() => undefined,
-			);
-			entry = { takenMs: nowMs, listing };
+			const byId = (bookings: IDataObject[]) => new Map(bookings.map((booking) => [String(booking.id), booking]));
+			entry = { takenMs: nowMs, listing: list().then(byId, () => undefined) };
 			setAsNewest(this.#byScope, scope, entry, LISTINGS_KEPT);
 		}
 		return await entry?.listing;

@@ -1,22 +1,21 @@
-// One delivery, top to bottom: the raw body and the signature header → the signing secret (from memory, or opened
-// with the credential's API key) → verified by its signature, or, when a new API key cannot open the secret, by
-// reading its booking from the service (serviceCheck.ts) → the event filter → "has this run?" (memory.ts) → the
-// answer: one uniform 401, an acknowledgement without a run, or one execution.
+// One delivery: the raw body and signature header → the signing secret (memory, or opened with the credential's key) →
+// verified by its signature, or, when a new key cannot open the secret, by reading its booking (serviceCheck.ts) → the
+// event filter → "has this run?" (memory.ts) → one uniform 401, an acknowledgement without a run, or one execution.
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
-import { normaliseBaseUrl } from '../shared/baseUrl';
 import { readEventTypesFilter } from '../shared/descriptions';
-import { BOOKING_SERVICE_CREDENTIAL_TYPE } from '../shared/transport';
+import { IN_THE_APP } from '../shared/setupTexts';
 import { workBudget } from './budget';
 import { factOf, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
 import type { KeyState, Proof } from './memory';
-import { bindingOf, IN_THE_APP, isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
+import { isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
-import type { SignatureHeader } from './signingSecret';
-import { accountOf, confirmFromListing, confirmWithService, oldestDeliverable, uncheckable } from './serviceCheck';
+import { accountOf, log, readCredential } from './service';
+import { confirmWithService, oldestDeliverable, uncheckable } from './serviceCheck';
+import type { RawBody, SignatureHeader } from './signingSecret';
 import { openSecret, readSignatureHeader, SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signingSecret';
 
 export interface DeliveryEnvelope {
@@ -30,7 +29,6 @@ export interface DeliveryEnvelope {
 
 const UNVERIFIABLE = 'its signature cannot be checked (the API key changed)';
 
-type RawBody = Buffer | string;
 type UnverifiedRequest = { rawBody: RawBody; header: SignatureHeader; stored: StoredSubscription; nowMs: number };
 
 /** Long enough for any real id, short enough that a hostile body cannot bloat a log line. */
@@ -40,7 +38,7 @@ function isObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function parseDeliveryEnvelope(rawBody: Buffer | string): DeliveryEnvelope | { problem: string } {
+export function parseDeliveryEnvelope(rawBody: RawBody): DeliveryEnvelope | { problem: string } {
 	let body: unknown;
 	try {
 		body = JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'));
@@ -71,17 +69,10 @@ export function toTriggerItem(envelope: DeliveryEnvelope, includeEnvelope: boole
 	]) as IDataObject;
 }
 
-function log(context: IWebhookFunctions, level: 'info' | 'warn', message: string): void {
-	const where = { workflowId: context.getWorkflow().id, nodeName: context.getNode().name };
-	context.logger[level](`Booking Service Trigger: ${message}`, where);
-}
-
 /** The same short 401 whatever the reason, so a sender learns nothing; the reason goes to n8n's log only. */
 export function refuse(context: IWebhookFunctions, reason: string): IWebhookResponseData {
 	log(context, 'warn', `refused a delivery: ${reason}`);
-	const response = context.getResponseObject();
-	response.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' });
-	response.end('Unauthorized');
+	context.getResponseObject().writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Unauthorized');
 	return { noWebhookResponse: true };
 }
 
@@ -94,9 +85,8 @@ type TriggerOptions = { includeEnvelope?: boolean; nameLanguage?: NameLanguage; 
 const optionsOf = (context: IWebhookFunctions) => context.getNodeParameter('options', {}) as TriggerOptions;
 
 export function notWantedReason(context: IWebhookFunctions, envelope: DeliveryEnvelope): string | undefined {
-	if (!isSelectedEvent(normaliseEventSelection(context.getNodeParameter('events', [])), envelope.type)) {
-		return `event type ${envelope.type} is not selected`;
-	}
+	const selected = normaliseEventSelection(context.getNodeParameter('events', []));
+	if (!isSelectedEvent(selected, envelope.type)) return `event type ${envelope.type} is not selected`;
 	const wanted = readEventTypesFilter(optionsOf(context).eventTypes);
 	const eventTypeId = String((envelope.data.booking.eventType as { id?: unknown } | undefined)?.id);
 	if (wanted.length > 0 && !wanted.includes(eventTypeId))
@@ -121,61 +111,42 @@ export function answerEvent(context: IWebhookFunctions, event: DeliveryEnvelope,
 	return { workflowData: [context.helpers.returnJsonArray(item)] };
 }
 
-/**
- * The stored subscription's secret, or why the credential's key cannot open it ('rotated', 'switched'), remembered for a
- * while: a flood of forged requests costs one credential read, and only static data's sealed values can open, which no
- * sender adds to. Undefined when it cannot be told now (budget spent, credential or service not answering): never
- * taken for a change of key.
- */
+/** The secret or why the key cannot open it, remembered (a flood costs one credential read); unknown is no key change. */
 type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
 async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
-	const binding = bindingOf(stored);
-	const remembered = secretMemory.get(binding, stored.sealedSecret, nowMs);
+	const remembered = secretMemory.get(stored, stored.sealedSecret, nowMs);
 	if (remembered !== undefined) return { state: remembered, fresh: false };
 	if (!workBudget.take(scopeOf(context), nowMs))
 		return { unknown: 'too many unverified requests arrived to read the credential now' };
-	let credential: { apiKey?: unknown; baseUrl?: unknown };
-	try {
-		credential = await context.getCredentials(BOOKING_SERVICE_CREDENTIAL_TYPE);
-	} catch (error) {
-		return { unknown: `its credential could not be read: ${(error as Error).message}` };
-	}
-	const apiKey = typeof credential.apiKey === 'string' ? credential.apiKey.trim() : '';
-	const baseUrl = normaliseBaseUrl(credential.baseUrl);
-	const secret = openSecret(stored.sealedSecret, apiKey, binding);
+	const credential = await readCredential(context).catch((error: Error) => ({ unreadable: error.message }));
+	if ('unreadable' in credential) return { unknown: `its credential could not be read: ${credential.unreadable}` };
+	const secret = openSecret(stored.sealedSecret, credential.apiKey, stored);
 	let state: KeyState = secret === undefined ? 'switched' : { secret };
-	if (secret === undefined && 'baseUrl' in baseUrl && baseUrl.baseUrl === stored.baseUrl) {
+	if (secret === undefined && 'baseUrl' in credential && credential.baseUrl === stored.baseUrl) {
 		const account = await accountOf(context);
 		const failure = 'failure' in account ? (account.failure as Error).message : undefined;
 		if (failure !== undefined) return { unknown: `the service did not say whose the API key is: ${failure}` };
 		state = (account as { accountId: string }).accountId === stored.accountId ? 'rotated' : 'switched';
 	}
-	secretMemory.remember(binding, stored.sealedSecret, state, nowMs);
+	secretMemory.remember(stored, stored.sealedSecret, state, nowMs);
 	return { state, fresh: true };
 }
 
-/**
- * After a key rotation: the request's booking, read from the service, must show that the event happened since the
- * subscription existed. Look-ups are budgeted; once unverified requests have spent them, the trigger's listing of the
- * last changes decides, which no number of requests can make the trigger read more often.
- */
-async function answerUnverifiable(context: IWebhookFunctions, request: UnverifiedRequest) {
-	const { rawBody, header, stored, nowMs } = request;
+/** After a key rotation: runs only what the service's booking shows happened since the subscription existed. */
+async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header, stored, nowMs }: UnverifiedRequest) {
 	const envelope = parseDeliveryEnvelope(rawBody);
 	if ('problem' in envelope) return refuse(context, `${UNVERIFIABLE}, and ${envelope.problem}`);
 	const problem = uncheckable(envelope, header, nowMs);
 	if (problem !== undefined) return refuse(context, `${UNVERIFIABLE}, and ${problem}`);
 	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
-	const since = oldestDeliverable(stored, nowMs);
-	const confirmed = workBudget.take(scopeOf(context), nowMs)
-		? await confirmWithService(context, envelope, since)
-		: await confirmFromListing(context, envelope, since, nowMs);
+	const confirmed = await confirmWithService(context, envelope, oldestDeliverable(stored, nowMs), nowMs);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
-	// Told once where the builder looks, as a failed execution of an event that would run: the service retries it.
+	// Told once where the builder looks, as a failed execution, only on a repeat of an event that ran (the service's
+	// retry; not a new event id, which anyone may send): a builder who republishes at once then loses no delivery.
 	const fact = factOf(envelope.type, confirmed.booking);
-	const wouldRun = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) === 'run';
-	if (wouldRun && rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs)) {
-		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (The service retries this delivery; it runs then. This is shown once.)`;
+	const repeat = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) === 'repeat';
+	if (rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs, repeat)) {
+		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (What this delivery reports ran already. This is shown once.)`;
 		throw new NodeOperationError(context.getNode(), notice);
 	}
 	const confirmedEvent = `event ${envelope.id} confirmed by reading booking ${String(envelope.data.booking.id)}`;
@@ -186,15 +157,13 @@ async function answerUnverifiable(context: IWebhookFunctions, request: Unverifie
 export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	// n8n keeps the bytes as received beside the parsed body; only they can be verified.
 	const rawBody: unknown = context.getRequestObject().rawBody;
-	if (!(Buffer.isBuffer(rawBody) || typeof rawBody === 'string')) {
+	if (!(Buffer.isBuffer(rawBody) || typeof rawBody === 'string'))
 		return refuse(context, 'the raw request body is not available, so the signature cannot be checked');
-	}
 	const header = readSignatureHeader(context.getHeaderData()['service-signature']);
 	if (typeof header === 'string') return refuse(context, SIGNATURE_FAILURE_MESSAGES[header]);
 	const stored = readSubscription(context.getWorkflowStaticData('node'));
-	if (stored === undefined || !isOwnedBy(stored, ownerOf(context))) {
+	if (stored === undefined || !isOwnedBy(stored, ownerOf(context)))
 		return refuse(context, 'this trigger holds no subscription (activate the workflow again to subscribe)');
-	}
 
 	const nowMs = Date.now();
 	const key = await keyStateOf(context, stored, nowMs);
@@ -211,8 +180,7 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 		if (key.fresh) throw new NodeOperationError(context.getNode(), switched);
 		return refuse(context, switched);
 	}
-	const opened = key.state;
-	const failure = verifyDeliverySignature(rawBody, header, opened.secret, Math.floor(nowMs / 1000));
+	const failure = verifyDeliverySignature(rawBody, header, key.state.secret, Math.floor(nowMs / 1000));
 	if (failure !== undefined) return refuse(context, SIGNATURE_FAILURE_MESSAGES[failure]);
 	const envelope = parseDeliveryEnvelope(rawBody);
 	// Signed by the service but not an event we understand: acknowledged, or it would be retried for days.

@@ -1,45 +1,32 @@
-// The subscription lifecycle n8n drives: activation calls checkExists, then create if it said false; deactivation,
+// The subscription lifecycle n8n drives: activation calls checkExists, then create if it said false; unpublishing,
 // re-publishing a changed trigger and n8n's clean-up after a failed activation call delete. "The service did not
-// answer" is never taken for "it is another account", and a subscription delivering to another URL than this node's
-// (another n8n sharing this one's instance id, or this one before WEBHOOK_URL changed) is never deleted.
+// answer" is never taken for "another account", and a subscription for another URL than this node's is never deleted.
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isResourceId } from '../shared/resourceId';
+import { IN_THE_APP } from '../shared/setupTexts';
 import { explainSubscribeFailure, unansweredError } from './activationErrors';
 import { recentActivations } from './memory';
 import {
 	activationKeyOf,
-	bindingOf,
-	forgetSubscription,
-	IN_THE_APP,
 	isOwnedBy,
-	isSameTarget,
 	normaliseEventSelection,
 	ownerOf,
 	readSubscription,
 	readUndeleted,
-	storeSubscription,
 	storeUndeleted,
 	subscriptionDescription,
 } from './records';
 import type { StoredSubscription } from './records';
-import { openSession, reaches, request, retire, retireUndeleted, SUBSCRIBE_TIMEOUT_MS } from './service';
+import { log, openSession, reaches, requestOnce, retire, retireUndeleted, SUBSCRIBE_TIMEOUT_MS } from './service';
 import { sealSecret } from './signingSecret';
-
-function selectedEvents(context: IHookFunctions): string[] {
-	return normaliseEventSelection(context.getNodeParameter('events', []));
-}
-
-function info(context: IHookFunctions, message: string): void {
-	context.logger.info(`Booking Service Trigger: ${message}`, { workflowId: context.getWorkflow().id });
-}
 
 /** A record of this node for another URL: forgotten, never deleted (it may be another n8n's live subscription). */
 function leaveElsewhere(context: IHookFunctions, stored: StoredSubscription, url: string): false {
 	const message = `webhook subscription ${stored.id} delivers to ${stored.webhookUrl}, not to this node's ${url}: another n8n with the same instance id (the same encryption key) holds this workflow, or this n8n's WEBHOOK_URL changed. It is left alone and this node makes its own; if no n8n uses it any more, delete it in the app (${IN_THE_APP}).`;
-	context.logger.warn(`Booking Service Trigger: ${message}`, { workflowId: context.getWorkflow().id });
-	forgetSubscription(context.getWorkflowStaticData('node'));
+	log(context, 'warn', message);
+	delete context.getWorkflowStaticData('node').subscription;
 	return false;
 }
 
@@ -53,8 +40,8 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	if (stored === undefined) return false;
 	if (!isOwnedBy(stored, ownerOf(this))) {
 		const message = `subscription ${stored.id} in the stored data was made by another workflow, node or n8n instance (a copy or an import carries the original's data). It is left alone; this node makes its own.`;
-		info(this, message);
-		forgetSubscription(nodeData);
+		log(this, 'info', message);
+		delete nodeData.subscription;
 		return false;
 	}
 	if (stored.webhookUrl !== url) return leaveElsewhere(this, stored, url);
@@ -66,10 +53,11 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 		const what = 'Could not ask the Booking Service which account the API key belongs to';
 		throw unansweredError(this.getNode(), failure, what, kept);
 	}
-	if (reach === 'yes' && isSameTarget(stored, url, selectedEvents(this))) {
+	const events = normaliseEventSelection(this.getNodeParameter('events', []));
+	if (reach === 'yes' && stored.events.join(',') === events.join(',')) {
 		if (!session.opens(stored)) {
 			const message = `the credential's API key changed (same account). Webhook subscription ${stored.id} is kept, and each of its deliveries is checked by reading its booking from the service until the workflow is unpublished and published again, which replaces the subscription.`;
-			session.log('info', message);
+			log(this, 'info', message);
 		}
 		await retireUndeleted(session, nodeData, 'left from an earlier change');
 		recentActivations.endedWell(activation, Date.now());
@@ -78,11 +66,11 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	const kept = await retire(session, stored, reach === 'yes' ? 'the events changed' : 'the credential changed');
 	const undeleted = [...readUndeleted(nodeData, session.owner), ...(kept === undefined ? [] : [kept])];
 	storeUndeleted(nodeData, session.owner, undeleted);
-	forgetSubscription(nodeData);
+	delete nodeData.subscription;
 	return false;
 }
 
-type Created = { id?: unknown; secret?: unknown; createdAt?: unknown } | undefined;
+type Created = { id?: unknown; secret?: unknown; createdAt?: unknown };
 
 export async function subscribe(this: IHookFunctions): Promise<boolean> {
 	const activation = activationKeyOf(this);
@@ -97,7 +85,7 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 	const nodeData = context.getWorkflowStaticData('node');
 	const webhookUrl = context.getNodeWebhookUrl('default');
 	if (webhookUrl === undefined) throw new NodeOperationError(node, 'n8n gave no webhook URL for this trigger');
-	const events = selectedEvents(context);
+	const events = normaliseEventSelection(context.getNodeParameter('events', []));
 	if (events.length === 0) throw new NodeOperationError(node, 'Choose at least one event to listen for');
 	const session = await openSession(context);
 
@@ -114,16 +102,16 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 	const body = { url: webhookUrl, events, description };
 	const post = { method: 'POST', path: '/webhooks', body, scope: 'webhooks:manage' } as const;
 	const requestedAt = new Date().toISOString();
+	const posting = requestOnce<Created>(context, { ...post, timeoutMs: SUBSCRIBE_TIMEOUT_MS });
 	const [created] = await Promise.all([
-		request<Created>(context, { ...post, timeoutMs: SUBSCRIBE_TIMEOUT_MS }).catch((failure: unknown) => ({ failure })),
+		posting.catch((failure: unknown) => ({ failure })),
 		retireUndeleted(session, nodeData, 'left from an earlier change'),
 	]);
 	if (created !== undefined && 'failure' in created) {
 		if ((created.failure as { httpCode?: unknown }).httpCode === null) {
-			// No answer: the service may have made it all the same, and the contract shows no way to find it. Its
-			// description makes it recognisable in the app.
+			// No answer: it may exist all the same, with no way to find it but its description in the app.
 			const message = `got no answer to its subscription request; the service may have created it anyway. If the app lists a subscription "${description}" that no active workflow uses, delete it (${IN_THE_APP}).`;
-			session.log('warn', message);
+			log(context, 'warn', message);
 		}
 		throw explainSubscribeFailure(node, created.failure, webhookUrl);
 	}
@@ -132,20 +120,17 @@ async function makeSubscription(context: IHookFunctions): Promise<StoredSubscrip
 		// Without both there is nothing to verify deliveries with: no half-made subscription is left behind.
 		if (isResourceId(created?.id))
 			await retire(session, { ...record, id: created.id, sealedSecret: '' }, 'no signing secret');
-		throw new NodeApiError(
-			node,
-			{ message: 'unexpected subscription response' },
-			{
-				message: 'The Booking Service created no usable webhook subscription (no id or signing secret in its answer)',
-				description: "Check the Base URL in the credential: it must be the service's base URL including /v1.",
-			},
-		);
+		const message =
+			'The Booking Service created no usable webhook subscription (no id or signing secret in its answer)';
+		const description = "Check the Base URL in the credential: it must be the service's base URL including /v1.";
+		throw new NodeApiError(node, { message: 'unexpected subscription response' }, { message, description });
 	}
-	const sealedSecret = sealSecret(created.secret, session.apiKey, bindingOf(session.owner));
+	const sealedSecret = sealSecret(created.secret, session.apiKey, session.owner);
 	// The service's own instant (its bookings' clock); n8n's, taken before asking, if it gives none.
-	const createdAt = typeof created.createdAt === 'string' && Date.parse(created.createdAt) ? created.createdAt : requestedAt;
+	const createdAt =
+		typeof created.createdAt === 'string' && Date.parse(created.createdAt) ? created.createdAt : requestedAt;
 	const subscription = { ...record, id: created.id, sealedSecret, webhookUrl, events, createdAt };
-	storeSubscription(nodeData, subscription);
+	nodeData.subscription = { ...subscription };
 	return subscription;
 }
 
@@ -164,11 +149,12 @@ export async function unsubscribe(this: IHookFunctions): Promise<boolean> {
 		recent.made?.webhookUrl === url && recent.made.id !== own?.id ? [recent.made] : [];
 	if (recent.failed) {
 		// What the stored record names may still have events to deliver: kept, whatever made the activation fail.
-		if (own !== undefined) info(this, `webhook subscription ${own.id} is kept: the workflow's activation just failed.`);
+		if (own !== undefined)
+			log(this, 'info', `webhook subscription ${own.id} is kept: the workflow's activation just failed.`);
 	} else {
 		if (own !== undefined && own.webhookUrl !== url) leaveElsewhere(this, own, url);
 		if (own?.webhookUrl === url) unsaved.push(own);
-		forgetSubscription(nodeData);
+		delete nodeData.subscription;
 	}
 	const records = [...readUndeleted(nodeData, owner).filter((record) => record.id !== own?.id), ...unsaved];
 	storeUndeleted(nodeData, owner, records);
@@ -180,7 +166,7 @@ export async function unsubscribe(this: IHookFunctions): Promise<boolean> {
 		// e.g. the credential was deleted: everything stays recorded for the next activation.
 		const ids = records.map((record) => record.id).join(', ');
 		const message = `could not delete webhook subscriptions ${ids}: ${(error as Error).message}. They are deleted at the next activation.`;
-		this.logger.warn(`Booking Service Trigger: ${message}`, { workflowId: this.getWorkflow().id });
+		log(this, 'warn', message);
 	}
 	return true;
 }

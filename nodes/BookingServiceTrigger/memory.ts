@@ -13,28 +13,15 @@ export function scopeOf(context: IWebhookFunctions): string {
 	return JSON.stringify([context.getInstanceId(), context.getWorkflow().id, context.getNode().id, context.getMode()]);
 }
 
-/**
- * What a delivery reports that the service can confirm later by reading the booking: a creation, cancellation or
- * no-show happens once per booking, a reschedule once per state of it. Undefined for kinds the contract does not show.
- */
+/** What a booking can confirm: a creation, cancellation or no-show happens once per booking, a reschedule per state. */
 export function factOf(eventType: string, booking: { id?: unknown; updatedAt?: unknown }): string | undefined {
-	switch (eventType) {
-		case 'booking.created':
-		case 'booking.cancelled':
-		case 'booking.no_show':
-			return `${String(booking.id)}/${eventType}`;
-		case 'booking.rescheduled':
-			return `${String(booking.id)}/${eventType}@${String(booking.updatedAt)}`;
-		default:
-			return undefined;
-	}
+	if (eventType === 'booking.rescheduled') return `${String(booking.id)}/${eventType}@${String(booking.updatedAt)}`;
+	return ONCE_PER_BOOKING.includes(eventType) ? `${String(booking.id)}/${eventType}` : undefined;
 }
+const ONCE_PER_BOOKING = ['booking.created', 'booking.cancelled', 'booking.no_show'];
 
 /** How a delivery was proven genuine: by its signature, or by reading its booking from the service. */
 export type Proof = 'signed' | 'checked';
-
-/** run: new; repeat: this event id ran already; factRan: what it reports ran already under another event id. */
-export type Claim = 'run' | 'repeat' | 'factRan';
 
 type Mark = 'event' | Proof;
 
@@ -57,17 +44,17 @@ export class RunMemory {
 	 * checked request proves a fact, not an event: it never runs a fact that ran, and a signed event whose fact ran
 	 * from a checked request starts nothing. Two signed events may report one fact (two changes stamped alike): both run.
 	 */
-	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true): Claim {
+	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true) {
 		const eventKey = this.#key(scope, `event:${eventId}`);
-		if (this.#get(eventKey) !== undefined) return 'repeat';
+		if (this.#get(eventKey) !== undefined) return 'repeat'; // this event id ran already
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
-		if (!record) return factMark === 'checked' || (proof === 'checked' && factMark !== undefined) ? 'factRan' : 'run';
+		// A checked request's event id is the sender's choice: kept only when it runs, or a flood would evict what ran.
 		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) {
-			// A checked request's event id is the sender's choice: kept only when it runs, or a flood would evict what ran.
-			if (proof === 'signed') this.#set(eventKey, 'event');
-			return 'factRan';
+			if (record && proof === 'signed') this.#set(eventKey, 'event');
+			return 'factRan'; // what it reports ran already under another event id
 		}
+		if (!record) return 'run';
 		this.#set(eventKey, 'event');
 		if (factKey !== undefined) this.#set(factKey, proof);
 		return 'run';
@@ -139,16 +126,17 @@ export const ROTATION_NOTICE_AFTER_MS = 60 * 60_000;
 /** Per trigger and subscription: when a checked delivery was first seen, or 'told'; the last SECRETS_KEPT. */
 export const rotationsSeen = new Map<string, number | 'told'>();
 
-/** True once per trigger and subscription: when asked ROTATION_NOTICE_AFTER_MS or more after it was first asked. */
-export function rotationNoticeDue(key: string, nowMs: number): boolean {
+/** True once per trigger and subscription: asked by a request that can carry it, the notice's time after the first. */
+export function rotationNoticeDue(key: string, nowMs: number, canCarry = true): boolean {
 	const seen = rotationsSeen.get(key) ?? nowMs;
-	const due = seen !== 'told' && nowMs - seen >= ROTATION_NOTICE_AFTER_MS;
+	const due = canCarry && seen !== 'told' && nowMs - seen >= ROTATION_NOTICE_AFTER_MS;
 	setAsNewest(rotationsSeen, key, due ? 'told' : seen, SECRETS_KEPT);
 	return due;
 }
 
 /** n8n's clean-up comes right after a failed activation, in the same call; 2.41 retries a failed one within seconds. */
 const RECENT_MS = 30_000;
+type Activation = { untilMs: number; failed?: Set<string>; made: Map<string, StoredSubscription> };
 
 /**
  * The last activation of each workflow's Production URLs, and apart of its Test URLs (activationKeyOf). When one
@@ -156,29 +144,31 @@ const RECENT_MS = 30_000;
  * activation made): it must not delete a subscription that may have events to deliver, nor leave one just made.
  */
 export class RecentActivations {
-	readonly #byKey = new Map<string, { untilMs: number; failed: boolean; made: Map<string, StoredSubscription> }>();
+	readonly #byKey = new Map<string, Activation>();
 
 	/** Set before anything can fail (reading the credential included): until it ends well, a clean-up keeps all. */
 	started(key: string, nowMs: number): void {
-		this.#entry(key, nowMs).failed = true;
+		this.#entry(key, nowMs).failed = new Set();
 	}
 
 	endedWell(key: string, nowMs: number, made?: { nodeId: string; subscription: StoredSubscription }): void {
 		const entry = this.#entry(key, nowMs);
-		entry.failed = false;
+		entry.failed = undefined;
 		if (made !== undefined) entry.made.set(made.nodeId, made.subscription);
 	}
 
+	/** n8n's clean-up calls delete once per node (`failed` holds those it kept for): a second is a real unpublish. */
 	of(key: string, nodeId: string, nowMs: number): { failed: boolean; made?: StoredSubscription } {
 		const entry = this.#byKey.get(key);
 		if (entry === undefined || entry.untilMs <= nowMs) return { failed: false };
-		return { failed: entry.failed, made: entry.made.get(nodeId) };
+		const failed = entry.failed !== undefined && !entry.failed.has(nodeId);
+		if (failed) entry.failed?.add(nodeId);
+		return { failed, made: entry.made.get(nodeId) };
 	}
 
-	#entry(key: string, nowMs: number) {
+	#entry(key: string, nowMs: number): Activation {
 		const current = this.#byKey.get(key);
-		const entry =
-			current !== undefined && current.untilMs > nowMs ? current : { untilMs: 0, failed: false, made: new Map() };
+		const entry = current !== undefined && current.untilMs > nowMs ? current : { untilMs: 0, made: new Map() };
 		entry.untilMs = nowMs + RECENT_MS;
 		setAsNewest(this.#byKey, key, entry, 1_000);
 		return entry;

@@ -7,21 +7,13 @@ import { ALL_EVENTS } from '../shared/booking';
 import { isResourceId } from '../shared/resourceId';
 import { setAsNewest } from '../shared/setAsNewest';
 import { leftUndeleted } from './memory';
-import type { SecretBinding } from './signingSecret';
-
-/** Where the app lists an account's keys and webhook subscriptions. */
-export const IN_THE_APP = 'Settings → API keys and webhooks';
 
 /** The contract's limits for POST /webhooks. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 25;
 const MAX_DESCRIPTION_LENGTH = 200;
 
 /** An import into another n8n keeps workflow and node ids; the instance id tells the two apart. */
-export interface Owner {
-	workflowId: string;
-	nodeId: string;
-	instanceId: string;
-}
+export type Owner = { workflowId: string; nodeId: string; instanceId: string };
 
 /** A subscription this trigger made, and where it lives: the service at a Base URL, the account there (GET /me). */
 export interface SubscriptionRecord extends Owner {
@@ -56,16 +48,10 @@ export function activationKeyOf(context: IHookFunctions): string {
 	return JSON.stringify([instanceId, workflowId, webhookId ? url.split(`/${webhookId}/`)[0] : url]);
 }
 
-/** The secret's binding leaves the instance out: a sealed value opens wherever the workflow and its key are. */
-export function bindingOf(owner: Owner): SecretBinding {
-	return { workflowId: owner.workflowId, nodeId: owner.nodeId };
-}
-
 const ownerKey = (owner: Owner) => JSON.stringify([owner.instanceId, owner.workflowId, owner.nodeId]);
 
 export function isOwnedBy(record: Owner, owner: Owner): boolean {
-	const { workflowId, nodeId, instanceId } = owner;
-	return record.workflowId === workflowId && record.nodeId === nodeId && record.instanceId === instanceId;
+	return ownerKey(record) === ownerKey(owner);
 }
 
 /** `*` alone covers every kind; sorted, so reordering the selection in the editor is not a change of subscription. */
@@ -80,8 +66,7 @@ const recordOf = (record: SubscriptionRecord) =>
 	Object.fromEntries(RECORD_FIELDS.map((field) => [field, record[field]]));
 
 function readRecord(value: unknown): SubscriptionRecord | undefined {
-	if (typeof value !== 'object' || value === null) return undefined;
-	const record = value as Record<string, unknown>;
+	const record = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
 	if (!RECORD_FIELDS.every((field) => typeof record[field] === 'string') || !isResourceId(record.id)) return undefined;
 	return recordOf(record as unknown as SubscriptionRecord) as unknown as SubscriptionRecord;
 }
@@ -95,18 +80,7 @@ export function readSubscription(nodeData: IDataObject): StoredSubscription | un
 	return { ...record, webhookUrl, createdAt, events: normaliseEventSelection(events) };
 }
 
-export function storeSubscription(nodeData: IDataObject, subscription: StoredSubscription): void {
-	nodeData.subscription = { ...subscription };
-}
-
-export function forgetSubscription(nodeData: IDataObject): void {
-	delete nodeData.subscription;
-}
-
-/**
- * This trigger's subscriptions whose DELETE failed, tried again on every activation and deactivation, test listens
- * included. Kept in static data and in this process's memory too: a test listen's static data is thrown away.
- */
+/** Subscriptions whose DELETE failed, retried at each (de)activation; in memory too, as n8n drops a test listen's data. */
 export function readUndeleted(nodeData: IDataObject, owner: Owner): SubscriptionRecord[] {
 	const stored = Array.isArray(nodeData.undeleted) ? (nodeData.undeleted as unknown[]) : [];
 	const records = [...stored, ...(leftUndeleted.get(ownerKey(owner)) ?? [])].map(readRecord);
@@ -124,17 +98,9 @@ export function storeUndeleted(nodeData: IDataObject, owner: Owner, records: Sub
 	else nodeData.undeleted = kept;
 }
 
-export function isSameTarget(stored: StoredSubscription, webhookUrl: string, events: string[]): boolean {
-	return stored.webhookUrl === webhookUrl && stored.events.join(',') === events.join(',');
-}
-
+type Named = { id?: string; name?: string };
 /** Shown in the service's list, so a person can tell which workflow a subscription feeds (even an orphaned one). */
-export function subscriptionDescription(
-	workflow: { id?: string; name?: string },
-	node: INode,
-	isTest: boolean,
-	at: Date,
-): string {
+export function subscriptionDescription(workflow: Named, node: INode, isTest: boolean, at: Date): string {
 	const name = workflow.name?.trim() || 'unnamed workflow';
 	const suffix = ` – ${node.name}${isTest ? ' (test URL)' : ''} – workflow ${workflow.id ?? '?'}, ${at.toISOString().slice(0, 16)}Z`;
 	const prefix = 'n8n: ';

@@ -1,22 +1,17 @@
-// A delivery whose signature cannot be checked because the credential's API key changed (the sealed secret opens only
-// with the key it was sealed under) is confirmed by reading its booking with the current key: the event runs only if
-// the booking shows it happened, and what runs is the service's booking as it is now, none of the request's fields.
-// That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
+// A delivery whose signature cannot be checked because the API key changed (the sealed secret opens only with its key)
+// runs only if its booking, read with the current key, shows it happened, and with that booking, none of the request's
+// fields. That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { isResourceId } from '../shared/resourceId';
-import { bookingServiceApiRequest } from '../shared/transport';
-import type { BookingServiceContext } from '../shared/transport';
-import type { DeliveryEnvelope } from './delivery';
 import { MAX_PAGE_SIZE } from '../shared/paging';
-import { changeListings } from './budget';
+import { isResourceId } from '../shared/resourceId';
+import { changeListings, workBudget } from './budget';
+import type { DeliveryEnvelope } from './delivery';
 import { factOf, scopeOf } from './memory';
 import type { StoredSubscription } from './records';
+import { requestOnce } from './service';
 import { isFresh } from './signingSecret';
 import type { SignatureHeader } from './signingSecret';
-
-/** Well inside the service's 10-second delivery timeout; activation: 4 + 4 s in checkExists, 4 + 8 s in create. */
-export const LOOKUP_TIMEOUT_MS = 4_000;
 
 // The service retries a delivery for at least three days (a subscription is disabled only after failures spanning
 // three days, contract Delivery rules 5); a day more. An older booking's facts cannot be announced on demand.
@@ -32,10 +27,7 @@ function timeOf(value: unknown): number {
 	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
-/**
- * The oldest change a delivery can report: the service never delivers an event from before the subscription existed,
- * and retries one for about four days at most.
- */
+/** The service never delivers an event from before the subscription existed, and retries one four days at most. */
 export function oldestDeliverable(subscription: StoredSubscription, nowMs: number): number {
 	return Math.max(Date.parse(subscription.createdAt) - SAME_INSTANT_MS, nowMs - RETRY_HORIZON_MS);
 }
@@ -60,13 +52,11 @@ export function unproven(eventType: string, fetched: unknown, sinceMs: number): 
 			return status === 'no_show' ? undefined : `the booking is ${status}, not a no-show`;
 	}
 	if (IN_FLIGHT.has(status)) return `the booking is still ${status}`;
-	if (eventType === 'booking.rescheduled') {
+	if (eventType === 'booking.rescheduled')
 		return changed - made >= SAME_INSTANT_MS ? undefined : 'a booking unchanged since it was made was not rescheduled';
-	}
 	// booking.created: confirmed at some point, made (or, when paid, paid) since then.
-	if ((booking.cancellation as IDataObject | null | undefined)?.by === 'system') {
+	if ((booking.cancellation as IDataObject | null | undefined)?.by === 'system')
 		return 'the system cancelled the booking, which it does for a payment never completed: it was never confirmed';
-	}
 	const createdBy = booking.payment === null || booking.payment === undefined ? made : changed;
 	return createdBy < sinceMs ? `the booking was made ${tooOld}` : undefined;
 }
@@ -82,60 +72,34 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 	return undefined;
 }
 
-/** The booking as the service has it now, when it shows that the event happened. */
-export async function confirmWithService(
-	context: IWebhookFunctions,
-	envelope: DeliveryEnvelope,
-	sinceMs: number,
-): Promise<{ booking: IDataObject } | { problem: string }> {
-	const bookingId = String(envelope.data.booking.id);
-	let fetched: unknown;
-	try {
-		fetched = await bookingServiceApiRequest.call(context, {
-			method: 'GET',
-			path: `/bookings/${bookingId}`,
-			timeoutMs: LOOKUP_TIMEOUT_MS,
-			maxAttempts: 1,
-		});
-	} catch (error) {
-		return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
-	}
-	const problem = unproven(envelope.type, fetched, sinceMs);
-	return problem === undefined ? { booking: fetched as IDataObject } : { problem };
-}
-
 /**
- * When unverified requests have spent the look-ups: the booking as the trigger's listing of the last changes shows it.
- * The listing is read at most once per LISTING_REFRESH_MS per trigger whatever arrives, so a flood keeps it fresh
- * rather than starving the service's retries: any attempt that arrives later than that after its change finds it.
+ * The booking as the service has it now, if it shows the event happened: by id while the look-up budget lasts, then
+ * from the listing of the last changes (read once per LISTING_REFRESH_MS per trigger: a flood keeps it fresh).
  */
-export async function confirmFromListing(
+export async function confirmWithService(
 	context: IWebhookFunctions,
 	envelope: DeliveryEnvelope,
 	sinceMs: number,
 	nowMs: number,
 ): Promise<{ booking: IDataObject } | { problem: string }> {
-	const listing = await changeListings.read(scopeOf(context), nowMs, async () => {
-		const qs = { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt', limit: MAX_PAGE_SIZE };
-		const request = { method: 'GET', path: '/bookings', qs, timeoutMs: LOOKUP_TIMEOUT_MS, maxAttempts: 1 } as const;
-		const page = (await bookingServiceApiRequest.call(context, request)) as { items?: unknown } | undefined;
-		return Array.isArray(page?.items) ? (page.items as IDataObject[]) : [];
-	});
 	const bookingId = String(envelope.data.booking.id);
-	const booking = listing?.get(bookingId);
-	if (booking === undefined) return { problem: `too many unverified requests, and booking ${bookingId} is not listed` };
-	const problem = unproven(envelope.type, booking, sinceMs);
-	return problem === undefined ? { booking } : { problem };
-}
-
-/** The account behind the credential's key (GET /me, one attempt). */
-export async function accountOf(context: BookingServiceContext): Promise<{ accountId: string } | { failure: unknown }> {
-	try {
-		const request = { method: 'GET', path: '/me', timeoutMs: LOOKUP_TIMEOUT_MS, maxAttempts: 1 } as const;
-		const me = (await bookingServiceApiRequest.call(context, request)) as { id?: unknown } | undefined;
-		if (typeof me?.id === 'string' && me.id !== '') return { accountId: me.id };
-		return { failure: new Error('the answer to GET /me named no account') };
-	} catch (failure) {
-		return { failure };
+	let booking: unknown;
+	if (workBudget.take(scopeOf(context), nowMs)) {
+		try {
+			booking = await requestOnce(context, { method: 'GET', path: `/bookings/${bookingId}` });
+		} catch (error) {
+			return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
+		}
+	} else {
+		const listing = await changeListings.read(scopeOf(context), nowMs, async () => {
+			const qs = { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt', limit: MAX_PAGE_SIZE };
+			const page = await requestOnce<{ items?: IDataObject[] }>(context, { method: 'GET', path: '/bookings', qs });
+			return Array.isArray(page?.items) ? page.items : [];
+		});
+		booking = listing?.get(bookingId);
+		const notListed = `too many unverified requests, and booking ${bookingId} is not listed`;
+		if (booking === undefined) return { problem: notListed };
 	}
+	const problem = unproven(envelope.type, booking, sinceMs);
+	return problem === undefined ? { booking: booking as IDataObject } : { problem };
 }

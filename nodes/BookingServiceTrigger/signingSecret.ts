@@ -23,10 +23,8 @@ export const SIGNATURE_FAILURE_MESSAGES = {
 
 export type SignatureFailure = keyof typeof SIGNATURE_FAILURE_MESSAGES;
 
-export interface SignatureHeader {
-	timestampText: string;
-	signatures: string[];
-}
+export type SignatureHeader = { timestampText: string; signatures: string[] };
+export type RawBody = Buffer | string;
 
 /**
  * Judged without any secret, so junk is refused before a credential is read. Node joins a repeated header with ", ",
@@ -59,7 +57,7 @@ export function isFresh(header: SignatureHeader, nowSeconds: number): boolean {
 }
 
 /** The `v1` value the service sends for this body, timestamp and secret (hex). */
-export function computeDeliverySignature(rawBody: Buffer | string, timestamp: number | string, secret: string): string {
+export function computeDeliverySignature(rawBody: RawBody, timestamp: number | string, secret: string): string {
 	return createHmac('sha256', secret)
 		.update(`${timestamp}.`, 'utf8')
 		.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody)
@@ -67,12 +65,7 @@ export function computeDeliverySignature(rawBody: Buffer | string, timestamp: nu
 }
 
 /** Over the raw bytes (re-serialised JSON differs), every candidate compared in constant time, then the age. */
-export function verifyDeliverySignature(
-	rawBody: Buffer | string,
-	header: SignatureHeader,
-	secret: string,
-	nowSeconds: number,
-): SignatureFailure | undefined {
+export function verifyDeliverySignature(rawBody: RawBody, header: SignatureHeader, secret: string, nowSeconds: number) {
 	// The MAC covers the timestamp exactly as sent, so "0123" and "123" are different messages.
 	const expected = Buffer.from(computeDeliverySignature(rawBody, header.timestampText, secret), 'hex');
 	let matched = false;
@@ -92,11 +85,9 @@ const SALT_BYTES = 16;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** Where a sealed secret belongs; both parts go into the key derivation and the authenticated data. */
-export interface SecretBinding {
-	workflowId: string;
-	nodeId: string;
-}
+// Where a sealed secret belongs, both parts in the key derivation and the authenticated data; not the instance, so a
+// sealed value opens wherever the workflow and its key are.
+export type SecretBinding = { workflowId: string; nodeId: string };
 
 function bindingLabel({ workflowId, nodeId }: SecretBinding): Buffer {
 	return Buffer.from(`n8n-nodes-booking-service/webhook-secret/${SEAL_FORMAT}/${workflowId}/${nodeId}`, 'utf8');
@@ -113,9 +104,8 @@ export function sealSecret(secret: string, apiKey: string, binding: SecretBindin
 	const cipher = createCipheriv('aes-256-gcm', sealingKey(apiKey, salt, label), iv, { authTagLength: TAG_BYTES });
 	cipher.setAAD(label);
 	const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-	return [SEAL_FORMAT, ...[salt, iv, ciphertext, cipher.getAuthTag()].map((part) => part.toString('base64url'))].join(
-		'.',
-	);
+	const parts = [salt, iv, ciphertext, cipher.getAuthTag()].map((part) => part.toString('base64url'));
+	return [SEAL_FORMAT, ...parts].join('.');
 }
 
 /** Never throws: a foreign, altered or unreadable value (another key, workflow or node) gives undefined. */

@@ -54,3 +54,6 @@ export function explainConnectionFailure(baseUrl: string, code: string): string 
 function unexplainedFailureMessage(baseUrl: string): string {
 	return `Could not reach the Booking Service at ${addressOf(new URL(baseUrl))}. Check the Base URL of the Booking Service API credential, and that this n8n can reach the service.`;
 }
+
+/** Where the app lists an account's API keys and webhook subscriptions. */
+export const IN_THE_APP = 'Settings → API keys and webhooks';

@@ -102,6 +102,14 @@ describe('keep or delete: decided by what was recorded, never by a credential re
 		expect(runKinds(trigger)).toEqual(['booking.created']);
 	});
 
+	it('n8n 1.x: the clean-up after a failed re-activation keeps the subscription; unpublishing right after deletes it', async () => {
+		const trigger = await activeTrigger();
+		await expect(withOneFailedCredentialRead(async () => await trigger.activate('init'))).rejects.toThrow(/Connection terminated/);
+		expect(sim.control.webhooks()).toHaveLength(1); // n8n's clean-up called delete: kept
+		await trigger.deactivate(); // the builder unpublishes within 30 s: a real unpublish
+		expect(sim.control.webhooks()).toEqual([]);
+	});
+
 	it.each([
 		['a 503', { kind: 'status', status: 503, code: 'unavailable' }],
 		['the limit of 25', { kind: 'status', status: 422, code: 'validation_failed', message: 'At most 25 webhook subscriptions per account' }],

@@ -358,9 +358,9 @@ describe('red-team review of the rebuilt trigger (R27)', () => {
 			await sim.control.drainDeliveries();
 		}
 		const later = await bookLatest(newKey);
-		await sim.control.drainDeliveries(); // its first attempt carries the once-only notice (a failed execution)
+		await sim.control.drainDeliveries(); // it runs: the once-only notice rides only on a request that would not run
 		advance(60_000);
-		await sim.control.drainDeliveries(); // the service's retry runs it
+		await sim.control.drainDeliveries();
 
 		const bookings = trigger.executions.map((execution) => (execution.items[0].json.booking as { id: string }).id);
 		expect(bookings).toContain(later.id);
