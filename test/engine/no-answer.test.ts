@@ -8,7 +8,7 @@ import type { ICredentialTestFunctions } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { BookingService } from '../../nodes/BookingService/BookingService.node.ts';
-import { LOOKUP_TIMEOUT_MS } from '../../nodes/BookingServiceTrigger/serviceCheck.ts';
+import { LOOKUP_TIMEOUT_MS } from '../../nodes/BookingServiceTrigger/service.ts';
 import { bookingServiceNode, runWorkflow } from '../harness/engine.ts';
 import { credentialsFor, useTestSimulator } from '../harness/fixtures.ts';
 import { PollHarness } from '../harness/poller.ts';

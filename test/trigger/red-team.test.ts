@@ -1,5 +1,5 @@
 // Red team of the webhook trigger's checked window (issue 37). Each finding is an `it.fails` whose assertion states
-// only what the builder is promised, so it passes while the defect exists and flips once it is fixed.
+// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (1, 2 and 6 are fixed: plain `it`s).
 //
 // Tried and held (the first four are plain `it`s in red-team-held.test.ts):
 // - a genuine delivery captured at one rotated trigger, replayed to another of the account under new ids: once each;
@@ -25,7 +25,8 @@ const { sim, harnesses, advance, activeTrigger, bookLatest, serviceSecretOf } = 
 const { elapse, deliverUntilAccepted, attemptsOf } = redTeamSteps(setup);
 
 describe('red team findings (issue 37)', () => {
-	it.fails('1: following the rotation notice at once (unpublish and publish) still runs the delivery the notice failed', async () => {
+	// Fixed (the notice now rides only on a repeat of an event that already ran).
+	it('1: following the rotation notice at once (unpublish and publish) still runs the delivery the notice failed', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
 		await bookLatest(newKey);
@@ -43,7 +44,8 @@ describe('red team findings (issue 37)', () => {
 		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.created']);
 	});
 
-	it.fails('2: the service’s last (10th) attempt of a genuine delivery runs, even when the rotation notice is due', async () => {
+	// Fixed (the notice now rides only on a repeat of an event that already ran).
+	it('2: the service’s last (10th) attempt of a genuine delivery runs, even when the rotation notice is due', async () => {
 		const trigger = await startTriggerHarness({
 			baseUrl: sim.baseUrl,
 			apiKey: sim.apiKeys.readWrite,
@@ -201,7 +203,8 @@ describe('red team findings (issue 37)', () => {
 		expect(runKinds(trigger)).toEqual(['booking.created']);
 	});
 
-	it.fails('6: unpublishing within 30 s of a failed re-activation (n8n 1.x start) deletes the subscription', async () => {
+	// Fixed (the first delete after a failed activation consumes the keep mark).
+	it('6: unpublishing within 30 s of a failed re-activation (n8n 1.x start) deletes the subscription', async () => {
 		const trigger = await activeTrigger();
 		const [subscription] = sim.control.webhooks();
 		advance(60_000);
