@@ -1,5 +1,6 @@
 // Red team of the webhook trigger's checked window (issue 37). Each finding is an `it.fails` whose assertion states
-// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (1, 2 and 6 are fixed: plain `it`s).
+// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (1, 2 and 6
+// are fixed: plain `it`s).
 //
 // Tried and held (the first four are plain `it`s in red-team-held.test.ts):
 // - a genuine delivery captured at one rotated trigger, replayed to another of the account under new ids: once each;
