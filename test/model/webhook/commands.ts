@@ -3,6 +3,8 @@
 import fc from 'fast-check';
 import type { Coverage } from '../coverage.ts';
 import type { WebhookWorld } from './world.ts';
+import { FLOOD_SIZES, sendFlood } from './floods.ts';
+import type { Routing } from './front.ts';
 import { forgery, FORGERY_KINDS } from './forgeries.ts';
 
 export interface Model {
@@ -139,6 +141,40 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>
 		new Step('rotateKey', async (world, coverage) => {
 			coverage.count(`rotation: ${point(world)}`);
 			world.rotateKey();
+		}),
+	),
+	fc.constant(
+		new Step('switchAccount', async (world, coverage) => {
+			coverage.count(`account switch: ${point(world)}`);
+			world.switchAccount();
+		}),
+	),
+	fc.constant(
+		new Step('secondProcess', async (world, coverage) => {
+			coverage.count(`second process: ${world.live.length > 1 ? 'restarted' : 'started'} (${point(world)})`);
+			await world.startWebhookProcess();
+		}),
+	),
+	fc.constantFrom<Routing>('alternate', 'main', 'second').map(
+		(routing) =>
+			new Step(`route(${routing})`, async (world, coverage) => {
+				if (world.live.length > 1) coverage.count(`routing: ${routing}, two processes`);
+				world.front.routing = routing;
+			}),
+	),
+	fc.record({ count: fc.constantFrom(...FLOOD_SIZES), several: fc.boolean(), sustained: fc.constantFrom(false, false, true) }).map(
+		(flood) =>
+			new Step(`flood(${JSON.stringify(flood)})`, async (world, coverage) => {
+				const where = `${flood.count} at ${flood.several ? 'several triggers' : 'one trigger'}`;
+				coverage.count(`flood: ${where}${flood.sustained ? ', sustained' : ''} (${world.rotated ? 'key rotated' : 'key as published'})`);
+				await sendFlood(world, flood);
+				await world.deliver(); // what was due arrives right after the burst
+				if (flood.sustained) world.flood = flood; // and the flood goes on before every later delivery
+			}),
+	),
+	fc.constant(
+		new Step('floodStops', async (world) => {
+			world.flood = undefined;
 		}),
 	),
 	fc.constant(

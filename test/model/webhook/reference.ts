@@ -28,16 +28,19 @@ function runOf(process: number, execution: RecordedExecution, forged: string | u
  * (again, if the user or a failed activation left it unpublished), and the service's retries all come due.
  */
 export async function settle(world: WebhookWorld): Promise<void> {
-	world.sim.control.clearFaults();
+	for (const account of world.accounts) {
+		account.control.clearFaults();
+		account.control.setDeliveryMode({ duplicates: 0, shuffle: false });
+	}
 	world.credentialFailures = 0;
 	world.answersToLose = 0;
-	world.sim.control.setDeliveryMode({ duplicates: 0, shuffle: false });
 	await world.deliver();
 	if (!world.active) {
 		world.markPublished();
 		await world.activate('activate');
 	}
-	// The service retries for about four days (1 min … 24 h); six days of 12-hour steps leave none due.
+	// The service retries for about four days (1 min … 24 h); six days of 12-hour steps leave none due. A flood goes
+	// on: the docs promise it delays a genuine delivery at most until the service's next retry.
 	for (let step = 0; step < 12; step++) {
 		world.advance(12 * 3_600_000);
 		await world.deliver();
@@ -49,25 +52,40 @@ export async function settle(world: WebhookWorld): Promise<void> {
  * no way to find them (activation fails, the log says so, the description names workflow, node and time).
  */
 export function strays(world: WebhookWorld): Set<string> {
-	const unanswered = new Set(
-		world.sim.control
-			.requests()
-			.filter((request) => request.method === 'POST' && request.route === '/webhooks' && request.status !== 201)
-			.map((request) => Date.parse(request.at)),
-	);
-	return new Set(world.sim.control.webhooks().filter((subscription) => unanswered.has(Date.parse(subscription.createdAt))).map((subscription) => subscription.id));
+	const found = new Set<string>();
+	for (const account of world.accounts) {
+		const unanswered = new Set(
+			account.control
+				.requests()
+				.filter((request) => request.method === 'POST' && request.route === '/webhooks' && request.status !== 201)
+				.map((request) => Date.parse(request.at)),
+		);
+		for (const subscription of account.control.webhooks()) {
+			if (unanswered.has(Date.parse(subscription.createdAt))) found.add(subscription.id);
+		}
+	}
+	return found;
+}
+
+/**
+ * When the user first switched the credential away from account `index` at or after `ms`: the docs state that the
+ * old subscription's deliveries are then refused, and that the user deletes it in that account's app.
+ */
+function switchAwayAfter(world: WebhookWorld, index: number, ms: number): number | undefined {
+	return world.switches.find((entry) => entry.from === index && entry.atMs >= ms)?.atMs;
 }
 
 /** Every way the history broke a promise; empty when it kept them all. */
 export function violations(world: WebhookWorld): string[] {
 	const found: string[] = [...world.violations];
 	const productionUrl = world.harness.productionUrl;
-	const emitted = new Map(world.sim.control.events().map((event) => [event.id, event]));
-	const delivered = world.sim.control.deliveries().filter((entry) => entry.url === productionUrl);
-	const genuineIds = new Set(delivered.map((entry) => entry.eventId));
-	const genuineFacts = new Set(
-		[...genuineIds].map((id) => emitted.get(id)!).map((event) => factOf(event.type, event.data.booking.id)),
+	// Every account's events: the credential may have named either when the service emitted them.
+	const emitted = new Map(
+		world.accounts.flatMap((account, index) => account.control.events().map((event) => [event.id, { ...event, account: index }] as const)),
 	);
+	const delivered = world.accounts.flatMap((account) => account.control.deliveries()).filter((entry) => entry.url === productionUrl);
+	const genuineIds = new Set(delivered.map((entry) => entry.eventId));
+	const genuineFacts = new Set([...genuineIds].map((id) => emitted.get(id)!).map((event) => factOf(event.type, event.data.booking.id)));
 
 	const runs: Run[] = [];
 	for (const process of world.processes) {
@@ -95,6 +113,11 @@ export function violations(world: WebhookWorld): string[] {
 		});
 	}
 
+	for (const other of world.processes.flatMap((process) => process.others)) {
+		// The other workflows of a flood get no delivery at all: whatever ran there was forged.
+		if (other.executions.length > 0) found.push(`a flood's forged request ran at another workflow (${other.executions.length} runs)`);
+	}
+
 	const stray = strays(world);
 	const ranIds = new Set(runs.map((run) => run.eventId));
 	const ranFacts = new Set(runs.map((run) => factOf(run.type, run.bookingId)));
@@ -108,6 +131,10 @@ export function violations(world: WebhookWorld): string[] {
 		// Unpublished, the workflow refuses what arrives (the docs: deliveries meanwhile are refused).
 		if (world.unpublishedAt(Date.parse(event.createdAt))) continue;
 		if (ranIds.has(id) || ranFacts.has(factOf(event.type, event.data.booking.id))) continue;
+		// The credential was switched to another account while the service still retried it (the docs: the old
+		// subscription's deliveries are refused until the user deletes it).
+		const away = switchAwayAfter(world, event.account, Date.parse(event.createdAt));
+		if (away !== undefined && attempts.some((entry) => Date.parse(entry.at) >= away)) continue;
 		const outcomes = attempts.map((entry) => `${entry.outcome}${entry.status === undefined ? '' : ` ${entry.status}`}`);
 		found.push(`genuine event ${id} (${event.type}) never ran; attempts: ${outcomes.join(', ')}`);
 	}
@@ -129,13 +156,15 @@ export async function leftSubscriptions(world: WebhookWorld): Promise<string[]> 
 	await world.unpublish();
 	const lastRestartMs = world.restartsAtMs.at(-1) ?? -Infinity;
 	const stray = strays(world);
-	return (
-		world.sim.control
+	return world.accounts.flatMap((account, index) =>
+		account.control
 			.webhooks()
 			// Stated in the docs: a test subscription is deleted by the process that made it; if n8n restarts first, the
 			// user deletes it in the app (its description says "(test URL)").
 			.filter((subscription) => !(subscription.url === world.harness.testUrl && Date.parse(subscription.createdAt) <= lastRestartMs))
 			.filter((subscription) => !stray.has(subscription.id))
-			.map((subscription) => `subscription left: ${subscription.url} (${subscription.status})`)
+			// Stated in the docs: after an account switch the log names the old subscription; the user deletes it there.
+			.filter((subscription) => switchAwayAfter(world, index, Date.parse(subscription.createdAt)) === undefined)
+			.map((subscription) => `subscription left in account ${index}: ${subscription.url} (${subscription.status})`),
 	);
 }
