@@ -38,7 +38,9 @@ class Step implements fc.AsyncCommand<Model, Real> {
 	async run(model: Model, real: Real): Promise<void> {
 		real.coverage.count(`command: ${this.name.split('(')[0]}`);
 		real.world.advance(1_000); // a second between steps: budgets refill, signatures age
+		real.world.noteSubscriptions();
 		await this.run_(real.world, real.coverage);
+		real.world.noteSubscriptions();
 		this.after(model);
 	}
 
@@ -79,7 +81,12 @@ async function onConfirmed(world: WebhookWorld, pick: number, act: (id: string) 
 
 export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>>> = [
 	fc.constant(new Step('book', async (world) => void (await world.book()))),
-	fc.nat(9).map((pick) => new Step(`cancel(${pick})`, (world) => onConfirmed(world, pick, (id) => void world.sim.control.cancel(id, { by: 'host', reason: null })))),
+	fc
+		.nat(9)
+		.map(
+			(pick) =>
+				new Step(`cancel(${pick})`, (world) => onConfirmed(world, pick, (id) => void world.sim.control.cancel(id, { by: 'host', reason: null }))),
+		),
 	fc.nat(9).map((pick) => new Step(`noShow(${pick})`, (world) => onConfirmed(world, pick, (id) => void world.sim.control.noShow(id)))),
 	fc.nat(9).map(
 		(pick) =>
@@ -162,7 +169,7 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>
 				world.front.routing = routing;
 			}),
 	),
-	fc.record({ count: fc.constantFrom(...FLOOD_SIZES), several: fc.boolean(), sustained: fc.constantFrom(false, false, true) }).map(
+	fc.record({ count: fc.constantFrom(...FLOOD_SIZES), several: fc.boolean(), sustained: fc.constantFrom(false, false, false, true) }).map(
 		(flood) =>
 			new Step(`flood(${JSON.stringify(flood)})`, async (world, coverage) => {
 				const where = `${flood.count} at ${flood.several ? 'several triggers' : 'one trigger'}`;

@@ -71,7 +71,7 @@ export function strays(world: WebhookWorld): Set<string> {
  * When the user first switched the credential away from account `index` at or after `ms`: the docs state that the
  * old subscription's deliveries are then refused, and that the user deletes it in that account's app.
  */
-function switchAwayAfter(world: WebhookWorld, index: number, ms: number): number | undefined {
+export function switchAwayAfter(world: WebhookWorld, index: number, ms: number): number | undefined {
 	return world.switches.find((entry) => entry.from === index && entry.atMs >= ms)?.atMs;
 }
 
@@ -117,6 +117,15 @@ export function violations(world: WebhookWorld): string[] {
 		// The other workflows of a flood get no delivery at all: whatever ran there was forged.
 		if (other.executions.length > 0) found.push(`a flood's forged request ran at another workflow (${other.executions.length} runs)`);
 	}
+
+	world.noteSubscriptions();
+	world.accounts.forEach((account, index) => {
+		for (const request of account.control.requests().filter((entry) => entry.method === 'DELETE' && entry.route === '/webhooks/{id}')) {
+			const home = world.subscriptionAccounts.get(request.path.split('/').at(-1)!);
+			// The docs: after an account switch, the old subscription is never deleted with the new key.
+			if (home !== undefined && home !== index) found.push(`account ${index} was asked to delete account ${home}'s subscription`);
+		}
+	});
 
 	const stray = strays(world);
 	const ranIds = new Set(runs.map((run) => run.eventId));

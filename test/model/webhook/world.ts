@@ -6,11 +6,10 @@
 import { vi } from 'vitest';
 import type { StaticDataStore, TriggerHarness, TriggerHarnessOptions } from '../../harness/trigger.ts';
 import type { Simulator } from '../../simulator/index.ts';
-import { api } from '../../trigger/support.ts';
 import { sendFlood } from './floods.ts';
 import { FrontDoor } from './front.ts';
-import { strays } from './reference.ts';
-import { Publication } from './publication.ts';
+import { strays, switchAwayAfter } from './reference.ts';
+import { Accounts } from './accounts.ts';
 
 /** How long the service waits for n8n's answer to a delivery in the model (the contract's is 10 s). */
 export const DELIVERY_TIMEOUT_MS = 400;
@@ -34,13 +33,7 @@ export interface Process {
 	readonly others: TriggerHarness[];
 }
 
-export class WebhookWorld extends Publication {
-	/** The accounts the credential can name; `account` is the one it names now. */
-	readonly accounts: Simulator[];
-	account = 0;
-	readonly keys: string[];
-	/** When the user switched the credential away from an account (the docs: its subscription's deliveries are refused). */
-	readonly switches: Array<{ atMs: number; from: number }> = [];
+export class WebhookWorld extends Accounts {
 	/** The account of the other workflows a flood also targets (floods.ts). */
 	readonly decoyAccount: Simulator;
 	readonly workflowId = `wf-model-${Math.random().toString(16).slice(2)}`;
@@ -48,8 +41,6 @@ export class WebhookWorld extends Publication {
 	/** Every process that ran, in order; `live` those running now, main first. */
 	readonly processes: Process[] = [];
 	live: Process[] = [];
-	/** Bookings made through the API or seeded, oldest first: what forgeries name. */
-	readonly bookings: string[] = [];
 	/** Whether n8n has the workflow active (an activation that failed leaves it inactive). */
 	active = false;
 	/** Credential reads that fail from now on (n8n could not decrypt the credential, the database was unreachable). */
@@ -70,26 +61,10 @@ export class WebhookWorld extends Publication {
 	#nowMs: number;
 
 	constructor(accounts: Simulator[], decoyAccount: Simulator, startMs: number) {
-		super();
-		this.accounts = accounts;
-		this.keys = accounts.map((account) => account.apiKeys.readWrite);
+		super(accounts);
 		this.decoyAccount = decoyAccount;
 		this.#nowMs = startMs;
 		vi.setSystemTime(startMs);
-	}
-
-	/** The account the credential names now: where the user books and the node subscribes. */
-	get sim(): Simulator {
-		return this.accounts[this.account];
-	}
-
-	/** Whether the credential names a rotated key of its account. */
-	get rotated(): boolean {
-		return this.key !== this.sim.apiKeys.readWrite;
-	}
-
-	get key(): string {
-		return this.keys[this.account];
 	}
 
 	get process(): Process {
@@ -162,24 +137,13 @@ export class WebhookWorld extends Publication {
 		this.active = false;
 		this.#serve();
 		// With nothing failing, unpublishing deletes the production subscription (the docs: "Unpublishing deletes").
+		// Not judged: a stray (POST answer lost), or one left in this account when the user switched away from it (docs).
 		const stray = strays(this);
-		const kept = this.sim.control.webhooks().filter((subscription) => subscription.url === productionUrl && !stray.has(subscription.id));
+		const kept = this.sim.control
+			.webhooks()
+			.filter((subscription) => subscription.url === productionUrl && !stray.has(subscription.id))
+			.filter((subscription) => switchAwayAfter(this, this.account, Date.parse(subscription.createdAt)) === undefined);
 		if (nothingFails && kept.length > 0) this.violations.push(`unpublished with nothing failing, ${productionUrl} kept`);
-	}
-
-	/** The user rotates the API key: a new one of the same account into the credential, the old one revoked. */
-	rotateKey(): void {
-		const { key } = this.sim.control.createKey('readWrite');
-		this.sim.control.revokeKey(this.key);
-		this.keys[this.account] = key;
-		this.#setCredential();
-	}
-
-	/** The user edits the credential to the other account's key (and Base URL) while the workflow stays published. */
-	switchAccount(): void {
-		this.switches.push({ atMs: Date.now(), from: this.account });
-		this.account = (this.account + 1) % this.accounts.length;
-		this.#setCredential();
 	}
 
 	/** The service delivers what is due (n8n finishes what it does after answering); a flood goes on meanwhile. */
@@ -198,30 +162,6 @@ export class WebhookWorld extends Publication {
 			const last = new Map(account.control.deliveries().map((entry) => [`${entry.eventId} ${entry.subscriptionId}`, entry.outcome]));
 			return [...last.values()].includes('failed');
 		});
-	}
-
-	async freeStarts(): Promise<string[]> {
-		const eventTypeId = this.sim.control.eventType('intro-call').id;
-		const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-		const to = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
-		const { slots } = await api<{ slots: string[] }>(this.sim, 'GET', `/event-types/${eventTypeId}/slots?from=${from}&to=${to}`, undefined, this.key);
-		return slots.reverse();
-	}
-
-	/** Books the latest free intro call (it stays live for days) in the credential's account; emits booking.created. */
-	async book(): Promise<string> {
-		const eventTypeId = this.sim.control.eventType('intro-call').id;
-		const booked = new Set(this.sim.control.bookings().map((booking) => booking.start));
-		const start = (await this.freeStarts()).find((candidate) => !booked.has(candidate));
-		const booking = await api<{ id: string }>(
-			this.sim,
-			'POST',
-			'/bookings',
-			{ eventTypeId, start, booker: { name: 'Guest', email: `guest${this.bookings.length}@example.com`, timezone: 'Europe/Berlin' } },
-			this.key,
-		);
-		this.bookings.push(booking.id);
-		return booking.id;
 	}
 
 	/** The service's own deliveries any process received (at either URL), as received: what an attacker can capture. */
@@ -279,7 +219,7 @@ export class WebhookWorld extends Publication {
 		for (const process of this.live.slice(1)) process.harness.serveProduction(this.active);
 	}
 
-	#setCredential(): void {
+	protected setCredential(): void {
 		for (const process of this.live) process.harness.setCredential({ apiKey: this.key, baseUrl: this.sim.baseUrl });
 	}
 
