@@ -13,8 +13,8 @@ export abstract class Accounts extends Publication {
 	readonly switches: Array<{ atMs: number; from: number }> = [];
 	/** Bookings made through the API, oldest first: what the commands change. */
 	readonly bookings: string[] = [];
-	/** Every subscription seen in an account, by id: the account it lives in. */
-	readonly subscriptionAccounts = new Map<string, number>();
+	/** Every subscription seen in an account, by id: the account it lives in, when it was made. */
+	readonly subscriptionsSeen = new Map<string, { account: number; createdMs: number }>();
 
 	constructor(accounts: Simulator[]) {
 		super();
@@ -39,7 +39,9 @@ export abstract class Accounts extends Publication {
 	/** Notes which account holds each subscription now (called around every step). */
 	noteSubscriptions(): void {
 		this.accounts.forEach((account, index) => {
-			for (const subscription of account.control.webhooks()) this.subscriptionAccounts.set(subscription.id, index);
+			for (const subscription of account.control.webhooks()) {
+				this.subscriptionsSeen.set(subscription.id, { account: index, createdMs: Date.parse(subscription.createdAt) });
+			}
 		});
 	}
 

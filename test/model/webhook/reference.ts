@@ -75,6 +75,19 @@ export function switchAwayAfter(world: WebhookWorld, index: number, ms: number):
 	return world.switches.find((entry) => entry.from === index && entry.atMs >= ms)?.atMs;
 }
 
+/** Whether the docs say that what the service sent one subscription (`copy`: its attempts of one event) may be lost. */
+function dropped(world: WebhookWorld, stray: Set<string>, subscriptionId: string, copy: Array<{ at: string }>): boolean {
+	// The user unpublished: what the service still had to deliver to that subscription is dropped (docs).
+	if (world.unpublished.has(subscriptionId)) return true;
+	// A stray subscription's deliveries are refused: the node never learnt its secret (docs, see strays()).
+	if (stray.has(subscriptionId)) return true;
+	// The credential was switched away from the subscription's account after it was made: the docs say that the
+	// old subscription's deliveries are refused until the user deletes it (also once the credential names it again).
+	const seen = world.subscriptionsSeen.get(subscriptionId);
+	const away = seen === undefined ? undefined : switchAwayAfter(world, seen.account, seen.createdMs);
+	return away !== undefined && copy.some((entry) => Date.parse(entry.at) >= away);
+}
+
 /** Every way the history broke a promise; empty when it kept them all. */
 export function violations(world: WebhookWorld): string[] {
 	const found: string[] = [...world.violations];
@@ -121,7 +134,7 @@ export function violations(world: WebhookWorld): string[] {
 	world.noteSubscriptions();
 	world.accounts.forEach((account, index) => {
 		for (const request of account.control.requests().filter((entry) => entry.method === 'DELETE' && entry.route === '/webhooks/{id}')) {
-			const home = world.subscriptionAccounts.get(request.path.split('/').at(-1)!);
+			const home = world.subscriptionsSeen.get(request.path.split('/').at(-1)!)?.account;
 			// The docs: after an account switch, the old subscription is never deleted with the new key.
 			if (home !== undefined && home !== index) found.push(`account ${index} was asked to delete account ${home}'s subscription`);
 		}
@@ -133,17 +146,12 @@ export function violations(world: WebhookWorld): string[] {
 	for (const id of genuineIds) {
 		const event = emitted.get(id)!;
 		const attempts = delivered.filter((entry) => entry.eventId === id);
-		// The user unpublished: what the service still had to deliver to that subscription is dropped (docs).
-		if (attempts.every((entry) => world.unpublished.has(entry.subscriptionId))) continue;
-		// A stray subscription's deliveries are refused: the node never learnt its secret (docs, see strays()).
-		if (attempts.every((entry) => stray.has(entry.subscriptionId))) continue;
 		// Unpublished, the workflow refuses what arrives (the docs: deliveries meanwhile are refused).
 		if (world.unpublishedAt(Date.parse(event.createdAt))) continue;
 		if (ranIds.has(id) || ranFacts.has(factOf(event.type, event.data.booking.id))) continue;
-		// The credential was switched to another account while the service still retried it (the docs: the old
-		// subscription's deliveries are refused until the user deletes it).
-		const away = switchAwayAfter(world, event.account, Date.parse(event.createdAt));
-		if (away !== undefined && attempts.some((entry) => Date.parse(entry.at) >= away)) continue;
+		const subscriptions = new Set(attempts.map((entry) => entry.subscriptionId));
+		const copyOf = (subscriptionId: string) => attempts.filter((entry) => entry.subscriptionId === subscriptionId);
+		if ([...subscriptions].every((subscriptionId) => dropped(world, stray, subscriptionId, copyOf(subscriptionId)))) continue;
 		const outcomes = attempts.map((entry) => `${entry.outcome}${entry.status === undefined ? '' : ` ${entry.status}`}`);
 		found.push(`genuine event ${id} (${event.type}) never ran; attempts: ${outcomes.join(', ')}`);
 	}
