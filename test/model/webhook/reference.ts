@@ -140,6 +140,13 @@ export function violations(world: WebhookWorld): string[] {
 		}
 	});
 
+	// No subscription is deleted while the service still has something to deliver to it, unless the user unpublished
+	// (the docs: unpublishing deletes; what was pending is dropped). The simulator logs what it then drops as skipped.
+	const droppedByDelete = delivered.filter((entry) => entry.outcome === 'skipped' && entry.error === 'subscription deleted');
+	for (const subscriptionId of new Set(droppedByDelete.map((entry) => entry.subscriptionId))) {
+		if (!world.unpublished.has(subscriptionId)) found.push(`subscription ${subscriptionId} was deleted with deliveries still pending`);
+	}
+
 	const stray = strays(world);
 	const ranIds = new Set(runs.map((run) => run.eventId));
 	const ranFacts = new Set(runs.map((run) => factOf(run.type, run.bookingId)));
