@@ -180,6 +180,15 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>
 			}),
 	),
 	fc.constant(
+		new Step(
+			'raceReactivation',
+			async (world, coverage) => {
+				world.race = (role, outcome) => coverage.count(`race: re-activation (${outcome}) during a request to ${role}`);
+			},
+			(model) => model.published,
+		),
+	),
+	fc.constant(
 		new Step('floodStops', async (world) => {
 			world.flood = undefined;
 		}),

@@ -34,6 +34,7 @@ export async function settle(world: WebhookWorld): Promise<void> {
 	}
 	world.credentialFailures = 0;
 	world.answersToLose = 0;
+	world.race = undefined;
 	await world.deliver();
 	if (!world.active) {
 		world.markPublished();

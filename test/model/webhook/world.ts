@@ -49,6 +49,8 @@ export class WebhookWorld extends Accounts {
 	answersToLose = 0;
 	/** Forged requests sent before each delivery, to the workflow alone or to other workflows too, while set. */
 	flood: { count: number; several: boolean } | undefined;
+	/** Set: the next production request races a re-activation by main; called with who served it and how it went. */
+	race: ((role: Process['role'], outcome: 'ok' | 'failed') => void) | undefined;
 	/** When each restart of main happened (n8n's clock). */
 	readonly restartsAtMs: number[] = [];
 	/** Broken promises seen as they happened (the rest are judged from the logs at the end). */
@@ -198,6 +200,10 @@ export class WebhookWorld extends Accounts {
 		const address = harness.origin;
 		harness.origin = this.front.origin; // n8n's WEBHOOK_URL: the address in front of every process
 		harness.beforeWebhook = async () => {
+			const race = this.race;
+			this.race = undefined;
+			// Main re-activates after this process loaded static data for a request and before the node saw it.
+			if (race !== undefined && this.published) race(role, await this.activate('update'));
 			if (this.answersToLose === 0) return;
 			this.answersToLose -= 1;
 			await new Promise((resolve) => setTimeout(resolve, DELIVERY_TIMEOUT_MS + 100));
