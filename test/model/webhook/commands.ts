@@ -188,11 +188,7 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>
 			(model) => model.published,
 		),
 	),
-	fc.constant(
-		new Step('floodStops', async (world) => {
-			world.flood = undefined;
-		}),
-	),
+	fc.constant(new Step('floodStops', async (world) => void (world.flood = undefined))),
 	fc.constant(
 		new Step('restart', async (world, coverage) => {
 			coverage.count(`restart: ${point(world)}`);

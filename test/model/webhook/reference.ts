@@ -9,18 +9,27 @@ interface Run {
 	process: number;
 	eventId: string;
 	type: string;
-	bookingId: string;
+	booking: Booking;
 	forged: string | undefined;
 }
 
-/** What a delivery reports that cannot happen twice: a booking's creation, cancellation or no-show. */
-function factOf(type: string, bookingId: string): string | undefined {
-	return ['booking.created', 'booking.cancelled', 'booking.no_show'].includes(type) ? `${bookingId}/${type}` : undefined;
+interface Booking {
+	id: string;
+	updatedAt?: string;
+}
+
+/**
+ * What a delivery reports that cannot happen twice: a booking's creation, cancellation or no-show, or its reschedule
+ * at one moment (the booking's updatedAt then; a checked delivery reports the booking as the service has it).
+ */
+function factOf(type: string, booking: Booking): string | undefined {
+	if (type === 'booking.rescheduled') return `${booking.id}/${type}@${booking.updatedAt}`;
+	return ['booking.created', 'booking.cancelled', 'booking.no_show'].includes(type) ? `${booking.id}/${type}` : undefined;
 }
 
 function runOf(process: number, execution: RecordedExecution, forged: string | undefined): Run {
-	const json = execution.items[0].json as { eventId: string; eventType: string; booking: { id: string } };
-	return { process, eventId: json.eventId, type: json.eventType, bookingId: json.booking?.id, forged };
+	const json = execution.items[0].json as { eventId: string; eventType: string; booking: Booking };
+	return { process, eventId: json.eventId, type: json.eventType, booking: json.booking, forged };
 }
 
 /**
@@ -99,7 +108,7 @@ export function violations(world: WebhookWorld): string[] {
 	);
 	const delivered = world.accounts.flatMap((account) => account.control.deliveries()).filter((entry) => entry.url === productionUrl);
 	const genuineIds = new Set(delivered.map((entry) => entry.eventId));
-	const genuineFacts = new Set([...genuineIds].map((id) => emitted.get(id)!).map((event) => factOf(event.type, event.data.booking.id)));
+	const genuineFacts = new Set([...genuineIds].map((id) => emitted.get(id)!).map((event) => factOf(event.type, event.data.booking as Booking)));
 
 	const runs: Run[] = [];
 	for (const process of world.processes) {
@@ -109,7 +118,7 @@ export function violations(world: WebhookWorld): string[] {
 			if (execution.mode !== 'production') return;
 			const run = runOf(process.index, execution, process.forgedRuns.get(index));
 			runs.push(run);
-			const fact = factOf(run.type, run.bookingId);
+			const fact = factOf(run.type, run.booking);
 			// Once per process: the memory of what ran is per process and lost on a restart (docs, "delivered twice").
 			if (seenIds.has(run.eventId)) found.push(`event ${run.eventId} (${run.type}) ran twice in process ${run.process}`);
 			if (fact !== undefined && seenFacts.has(fact)) found.push(`fact ${fact} ran twice in process ${run.process}`);
@@ -122,7 +131,7 @@ export function violations(world: WebhookWorld): string[] {
 			// A captured delivery replayed as it was is the genuine event (the service's retry looks the same), and a
 			// request whose booking the service confirms reports a genuine fact (security doc: checked deliveries).
 			if (!genuineIds.has(run.eventId) && (fact === undefined || !genuineFacts.has(fact))) {
-				found.push(`forged request (${run.forged}) ran: ${run.type} of booking ${run.bookingId}, event ${run.eventId}`);
+				found.push(`forged request (${run.forged}) ran: ${run.type} of booking ${run.booking?.id}, event ${run.eventId}`);
 			}
 		});
 	}
@@ -150,13 +159,13 @@ export function violations(world: WebhookWorld): string[] {
 
 	const stray = strays(world);
 	const ranIds = new Set(runs.map((run) => run.eventId));
-	const ranFacts = new Set(runs.map((run) => factOf(run.type, run.bookingId)));
+	const ranFacts = new Set(runs.map((run) => factOf(run.type, run.booking)));
 	for (const id of genuineIds) {
 		const event = emitted.get(id)!;
 		const attempts = delivered.filter((entry) => entry.eventId === id);
 		// Unpublished, the workflow refuses what arrives (the docs: deliveries meanwhile are refused).
 		if (world.unpublishedAt(Date.parse(event.createdAt))) continue;
-		if (ranIds.has(id) || ranFacts.has(factOf(event.type, event.data.booking.id))) continue;
+		if (ranIds.has(id) || ranFacts.has(factOf(event.type, event.data.booking as Booking))) continue;
 		const subscriptions = new Set(attempts.map((entry) => entry.subscriptionId));
 		const copyOf = (subscriptionId: string) => attempts.filter((entry) => entry.subscriptionId === subscriptionId);
 		if ([...subscriptions].every((subscriptionId) => dropped(world, stray, subscriptionId, copyOf(subscriptionId)))) continue;

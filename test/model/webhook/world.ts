@@ -41,7 +41,7 @@ export class WebhookWorld extends Accounts {
 	/** Every process that ran, in order; `live` those running now, main first. */
 	readonly processes: Process[] = [];
 	live: Process[] = [];
-	/** Whether n8n has the workflow active (an activation that failed leaves it inactive). */
+	/** Whether n8n has the workflow active (a failed activation leaves it inactive). */
 	active = false;
 	/** Credential reads that fail from now on (n8n could not decrypt the credential, the database was unreachable). */
 	credentialFailures = 0;
