@@ -60,6 +60,13 @@ export interface TriggerHarnessOptions {
 	instanceId?: string;
 	/** The port to listen on (default a free one): a restarted n8n serves its webhooks at the same address. */
 	port?: number;
+	/** Where production static data is stored; queue mode's processes share one (the database), not their memory. */
+	store?: StaticDataStore;
+}
+
+/** The workflow row's static data as JSON text. */
+export interface StaticDataStore {
+	text: string;
 }
 
 export interface RecordedExecution {
@@ -119,8 +126,8 @@ export class TriggerHarness {
 	readonly workflowId: string;
 	readonly #instanceId: string | undefined;
 	readonly #port: number;
-	/** Production static data as the database holds it: JSON text. */
-	#storedStaticData = '{}';
+	/** Production static data as the database holds it. */
+	readonly #store: StaticDataStore;
 	/** The test registration's copy of static data, while listening for a test event. */
 	#testRegistration: IDataObject | undefined;
 	#active = false;
@@ -137,8 +144,9 @@ export class TriggerHarness {
 		this.workflowId = options.workflowId ?? `wf-${randomUUID()}`;
 		this.#instanceId = options.instanceId;
 		this.#port = options.port ?? 0;
+		this.#store = options.store ?? { text: '{}' };
 		if (options.copyOf) {
-			this.#storedStaticData = options.copyOf.savedStaticData;
+			this.#store.text = options.copyOf.savedStaticData;
 			this.#node = { ...this.#node, webhookId: options.copyOf.webhookId ?? this.#node.webhookId };
 		}
 		this.#server = createServer((request, response) => {
@@ -170,7 +178,7 @@ export class TriggerHarness {
 
 	/** Production static data as last saved, parsed. */
 	get staticData(): IDataObject {
-		return JSON.parse(this.#storedStaticData) as IDataObject;
+		return JSON.parse(this.#store.text) as IDataObject;
 	}
 
 	/** The node's own part of production static data. */
@@ -185,7 +193,7 @@ export class TriggerHarness {
 		const nodeData = (all[key] ?? {}) as IDataObject;
 		edit(nodeData);
 		all[key] = nodeData;
-		this.#storedStaticData = JSON.stringify(all);
+		this.#store.text = JSON.stringify(all);
 	}
 
 	/** A new version of the workflow with other parameters (n8n re-activates it: delete with the old, then create). */
@@ -206,7 +214,15 @@ export class TriggerHarness {
 
 	/** Production static data exactly as saved (JSON text), as an export or the public API would carry it. */
 	get savedStaticData(): string {
-		return this.#storedStaticData;
+		return this.#store.text;
+	}
+
+	/**
+	 * Serves the Production URL without running any hook, as a queue-mode webhook process serves what main activated
+	 * (or stops serving it, as when main deactivated the workflow).
+	 */
+	serveProduction(serving: boolean): void {
+		this.#active = serving;
 	}
 
 	/** Workflow activation: checkExists, then create only when it said false. Throws what create throws. */
@@ -269,14 +285,14 @@ export class TriggerHarness {
 	}
 
 	#loadStaticData(): IDataObject {
-		return JSON.parse(this.#storedStaticData) as IDataObject;
+		return JSON.parse(this.#store.text) as IDataObject;
 	}
 
 	/** Stores static data when n8n would (it changed); says whether it did. */
 	#saveStaticData(workflow: Workflow): boolean {
 		const saved = staticDataToSave(workflow);
 		if (saved === undefined) return false;
-		this.#storedStaticData = saved;
+		this.#store.text = saved;
 		return true;
 	}
 

@@ -3,6 +3,8 @@
 import fc from 'fast-check';
 import type { Coverage } from '../coverage.ts';
 import type { WebhookWorld } from './world.ts';
+import { FLOOD_SIZES, sendFlood } from './floods.ts';
+import type { Routing } from './front.ts';
 import { forgery, FORGERY_KINDS } from './forgeries.ts';
 
 export interface Model {
@@ -36,7 +38,9 @@ class Step implements fc.AsyncCommand<Model, Real> {
 	async run(model: Model, real: Real): Promise<void> {
 		real.coverage.count(`command: ${this.name.split('(')[0]}`);
 		real.world.advance(1_000); // a second between steps: budgets refill, signatures age
+		real.world.noteSubscriptions();
 		await this.run_(real.world, real.coverage);
+		real.world.noteSubscriptions();
 		this.after(model);
 	}
 
@@ -77,7 +81,12 @@ async function onConfirmed(world: WebhookWorld, pick: number, act: (id: string) 
 
 export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>>> = [
 	fc.constant(new Step('book', async (world) => void (await world.book()))),
-	fc.nat(9).map((pick) => new Step(`cancel(${pick})`, (world) => onConfirmed(world, pick, (id) => void world.sim.control.cancel(id, { by: 'host', reason: null })))),
+	fc
+		.nat(9)
+		.map(
+			(pick) =>
+				new Step(`cancel(${pick})`, (world) => onConfirmed(world, pick, (id) => void world.sim.control.cancel(id, { by: 'host', reason: null }))),
+		),
 	fc.nat(9).map((pick) => new Step(`noShow(${pick})`, (world) => onConfirmed(world, pick, (id) => void world.sim.control.noShow(id)))),
 	fc.nat(9).map(
 		(pick) =>
@@ -141,6 +150,45 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<Model, Real>
 			world.rotateKey();
 		}),
 	),
+	fc.constant(
+		new Step('switchAccount', async (world, coverage) => {
+			coverage.count(`account switch: ${point(world)}`);
+			world.switchAccount();
+		}),
+	),
+	fc.constant(
+		new Step('secondProcess', async (world, coverage) => {
+			coverage.count(`second process: ${world.live.length > 1 ? 'restarted' : 'started'} (${point(world)})`);
+			await world.startWebhookProcess();
+		}),
+	),
+	fc.constantFrom<Routing>('alternate', 'main', 'second').map(
+		(routing) =>
+			new Step(`route(${routing})`, async (world, coverage) => {
+				if (world.live.length > 1) coverage.count(`routing: ${routing}, two processes`);
+				world.front.routing = routing;
+			}),
+	),
+	fc.record({ count: fc.constantFrom(...FLOOD_SIZES), several: fc.boolean(), sustained: fc.constantFrom(false, false, false, true) }).map(
+		(flood) =>
+			new Step(`flood(${JSON.stringify(flood)})`, async (world, coverage) => {
+				const where = `${flood.count} at ${flood.several ? 'several triggers' : 'one trigger'}`;
+				coverage.count(`flood: ${where}${flood.sustained ? ', sustained' : ''} (${world.rotated ? 'key rotated' : 'key as published'})`);
+				await sendFlood(world, flood);
+				await world.deliver(); // what was due arrives right after the burst
+				if (flood.sustained) world.flood = flood; // and the flood goes on before every later delivery
+			}),
+	),
+	fc.constant(
+		new Step(
+			'raceReactivation',
+			async (world, coverage) => {
+				world.race = (role, outcome) => coverage.count(`race: re-activation (${outcome}) during a request to ${role}`);
+			},
+			(model) => model.published,
+		),
+	),
+	fc.constant(new Step('floodStops', async (world) => void (world.flood = undefined))),
 	fc.constant(
 		new Step('restart', async (world, coverage) => {
 			coverage.count(`restart: ${point(world)}`);

@@ -1,12 +1,15 @@
-// The real system of the webhook trigger's model: the simulator (one per test file, reset per history), the n8n
-// process running the trigger (the engine harness; a restart is a fresh copy of the node's modules on the same
-// port, with the workflow's saved static data), a clock n8n and the service share (a fake Date), and what the test
-// itself sent or did, which the reference (reference.ts) judges the logs against.
+// The real system of the webhook trigger's model: the simulator's accounts (one per test file each, reset per
+// history), the n8n processes running the trigger (the engine harness; each process a fresh copy of the node's
+// modules, so its own memory, all sharing the workflow's static data as n8n's database and one URL as queue mode's
+// load balancer), a clock n8n and the service share (a fake Date), and what the test itself sent or did, which the
+// reference (reference.ts) judges the logs against.
 import { vi } from 'vitest';
-import type { TriggerHarness } from '../../harness/trigger.ts';
+import type { StaticDataStore, TriggerHarness, TriggerHarnessOptions } from '../../harness/trigger.ts';
 import type { Simulator } from '../../simulator/index.ts';
-import { api } from '../../trigger/support.ts';
-import { strays } from './reference.ts';
+import { sendFlood } from './floods.ts';
+import { FrontDoor } from './front.ts';
+import { strays, switchAwayAfter } from './reference.ts';
+import { Accounts } from './accounts.ts';
 
 /** How long the service waits for n8n's answer to a delivery in the model (the contract's is 10 s). */
 export const DELIVERY_TIMEOUT_MS = 400;
@@ -17,70 +20,57 @@ type EngineModule = typeof import('../../harness/engine.ts');
 /** One n8n process: the trigger harness of one copy of the node's modules. */
 export interface Process {
 	readonly index: number;
+	/** main activates and deactivates, and serves test listens; a webhook process only serves production requests. */
+	readonly role: 'main' | 'webhook';
 	readonly harness: TriggerHarness;
+	/** The process's own address behind the front door. */
+	readonly address: string;
 	/** Indexes into harness.executions of runs started by a request the test sent itself, with its kind. */
 	readonly forgedRuns: Map<number, string>;
+	/** Starts another trigger in this process (its memory): the flooded workflows of floods.ts. */
+	readonly startTrigger: (options: TriggerHarnessOptions) => Promise<TriggerHarness>;
+	/** Other active triggers in this process, each a workflow of its own in the decoy account. */
+	readonly others: TriggerHarness[];
 }
 
-/** What the test did that the logs cannot say: which subscriptions the user deleted by unpublishing. */
-export class WebhookWorld {
-	readonly sim: Simulator;
+export class WebhookWorld extends Accounts {
+	/** The account of the other workflows a flood also targets (floods.ts). */
+	readonly decoyAccount: Simulator;
 	readonly workflowId = `wf-model-${Math.random().toString(16).slice(2)}`;
 	readonly instanceId = 'model-instance';
-	processes: Process[] = [];
-	key: string;
-	/** Bookings made through the API or seeded, oldest first: what forgeries name. */
-	readonly bookings: string[] = [];
-	/**
-	 * Production subscriptions that existed when the user unpublished: their pending deliveries may be dropped, at once
-	 * or, when the delete failed, at the next publish (the docs: deliveries meanwhile are refused).
-	 */
-	readonly unpublished = new Set<string>();
-	/** Whether the user wants the workflow published (n8n re-publishes it after a restart). */
-	get published(): boolean {
-		return this.#unpublishedSinceMs === undefined;
-	}
-
-	/** When the user unpublished and published again, n8n's clock. */
-	readonly unpublishedSpans: Array<[number, number]> = [];
-	#unpublishedSinceMs: number | undefined = 0;
-
-	/** The user publishes (or means to: n8n re-activates a published workflow after a restart). */
-	markPublished(): void {
-		if (this.#unpublishedSinceMs !== undefined) this.unpublishedSpans.push([this.#unpublishedSinceMs, Date.now()]);
-		this.#unpublishedSinceMs = undefined;
-	}
-
-	/** Whether the user had the workflow unpublished at `ms`. */
-	unpublishedAt(ms: number): boolean {
-		return this.#unpublishedSinceMs !== undefined && ms >= this.#unpublishedSinceMs
-			? true
-			: this.unpublishedSpans.some(([from, to]) => ms >= from && ms <= to);
-	}
-	/** Whether n8n has the workflow active in the current process (an activation that failed leaves it inactive). */
+	/** Every process that ran, in order; `live` those running now, main first. */
+	readonly processes: Process[] = [];
+	live: Process[] = [];
+	/** Whether n8n has the workflow active (a failed activation leaves it inactive). */
 	active = false;
 	/** Credential reads that fail from now on (n8n could not decrypt the credential, the database was unreachable). */
 	credentialFailures = 0;
 	/** Deliveries whose answer the service will not get (n8n answers after the service gave up waiting). */
 	answersToLose = 0;
-	/** When each restart happened (n8n's clock). */
+	/** Forged requests sent before each delivery, to the workflow alone or to other workflows too, while set. */
+	flood: { count: number; several: boolean } | undefined;
+	/** Set: the next production request races a re-activation by main; called with who served it and how it went. */
+	race: ((role: Process['role'], outcome: 'ok' | 'failed') => void) | undefined;
+	/** When each restart of main happened (n8n's clock). */
 	readonly restartsAtMs: number[] = [];
 	/** Broken promises seen as they happened (the rest are judged from the logs at the end). */
 	readonly violations: string[] = [];
 	/** Every body the test sent itself. */
 	readonly sentBodies = new Set<string>();
-	#port = 0;
+	readonly front = new FrontDoor(() => this.live.map((process) => process.address));
+	readonly #store: StaticDataStore = { text: '{}' };
+	#eventsSeen: number[] = [];
 	#nowMs: number;
 
-	constructor(sim: Simulator, startMs: number) {
-		this.sim = sim;
-		this.key = sim.apiKeys.readWrite;
+	constructor(accounts: Simulator[], decoyAccount: Simulator, startMs: number) {
+		super(accounts);
+		this.decoyAccount = decoyAccount;
 		this.#nowMs = startMs;
 		vi.setSystemTime(startMs);
 	}
 
 	get process(): Process {
-		return this.processes.at(-1)!;
+		return this.live[0];
 	}
 
 	get harness(): TriggerHarness {
@@ -93,37 +83,30 @@ export class WebhookWorld {
 		vi.setSystemTime(this.#nowMs);
 	}
 
-	/** Starts the first process, or restarts: the old one is gone with its memory, the new one serves the same port. */
+	/** Starts main, or restarts it: the old one is gone with its memory, the new one serves the same URL. */
 	async startProcess(): Promise<void> {
-		const saved = this.processes.at(-1)?.harness.savedStaticData;
-		if (this.processes.length > 0) {
-			await this.harness.close();
-			vi.resetModules();
+		if (this.front.origin === '') await this.front.start();
+		const main = this.live[0];
+		if (main !== undefined) {
+			await this.#stop(main);
 			this.restartsAtMs.push(Date.now());
 		}
-		const harnessModule = (await import('../../harness/trigger.ts')) as HarnessModule;
-		this.#failCredentialReadsIn((await import('../../harness/engine.ts')) as EngineModule);
-		const harness = await harnessModule.startTriggerHarness({
-			baseUrl: this.sim.baseUrl,
-			apiKey: this.key,
-			parameters: { events: ['*'], options: {} },
-			workflowId: this.workflowId,
-			instanceId: this.instanceId,
-			port: this.#port,
-			...(saved === undefined ? {} : { copyOf: { savedStaticData: saved } }),
-		});
-		this.#port = Number(new URL(harness.origin).port);
-		harness.beforeWebhook = async () => {
-			if (this.answersToLose === 0) return;
-			this.answersToLose -= 1;
-			await new Promise((resolve) => setTimeout(resolve, DELIVERY_TIMEOUT_MS + 100));
-		};
+		this.live.unshift(await this.#start('main'));
 		this.active = false;
-		this.processes.push({ index: this.processes.length, harness, forgedRuns: new Map() });
+		this.#serve();
+	}
+
+	/** Starts a second process (queue mode's webhook process), or restarts it; it serves what main activated. */
+	async startWebhookProcess(): Promise<void> {
+		const second = this.live[1];
+		if (second !== undefined) await this.#stop(second);
+		this.live.push(await this.#start('webhook'));
+		this.#serve();
 	}
 
 	async close(): Promise<void> {
-		await this.processes.at(-1)?.harness.close();
+		for (const process of this.live) await this.#stop(process);
+		await this.front.close();
 	}
 
 	/** n8n activates the workflow; a failure is n8n's (it cleans up and shows the error), not the test's. */
@@ -135,63 +118,52 @@ export class WebhookWorld {
 		} catch {
 			this.active = false;
 			return 'failed';
+		} finally {
+			this.#serve();
 		}
 	}
 
 	/** The user unpublishes: what the delete removed is the user's choice, pending deliveries included. */
 	async unpublish(): Promise<void> {
-		this.#unpublishedSinceMs ??= Date.now();
+		this.markUnpublished();
 		const productionUrl = this.harness.productionUrl;
-		for (const subscription of this.sim.control.webhooks()) {
-			if (subscription.url === productionUrl) this.unpublished.add(subscription.id);
+		for (const account of this.accounts) {
+			for (const subscription of account.control.webhooks()) {
+				if (subscription.url === productionUrl) this.unpublished.add(subscription.id);
+			}
 		}
 		// Judged only for an active workflow: after a failed activation the node cannot tell an unpublish from n8n's
 		// clean-up, and keeps what may have events to deliver until the next publish or unpublish (docs).
 		const nothingFails = this.active && this.sim.control.faults().length === 0 && this.credentialFailures === 0;
 		await this.harness.deactivate();
 		this.active = false;
+		this.#serve();
 		// With nothing failing, unpublishing deletes the production subscription (the docs: "Unpublishing deletes").
+		// Not judged: a stray (POST answer lost), or one left in this account when the user switched away from it (docs).
 		const stray = strays(this);
-		const kept = this.sim.control.webhooks().filter((subscription) => subscription.url === productionUrl && !stray.has(subscription.id));
+		const kept = this.sim.control
+			.webhooks()
+			.filter((subscription) => subscription.url === productionUrl && !stray.has(subscription.id))
+			.filter((subscription) => switchAwayAfter(this, this.account, Date.parse(subscription.createdAt)) === undefined);
 		if (nothingFails && kept.length > 0) this.violations.push(`unpublished with nothing failing, ${productionUrl} kept`);
 	}
 
-	/** The user rotates the API key: a new one into the credential, the old one revoked. */
-	rotateKey(): void {
-		const { key } = this.sim.control.createKey('readWrite');
-		for (const process of this.processes) process.harness.setCredential({ apiKey: key, baseUrl: this.sim.baseUrl });
-		this.sim.control.revokeKey(this.key);
-		this.key = key;
-	}
-
-	/** The service delivers what is due (n8n finishes what it does after answering). */
+	/** The service delivers what is due (n8n finishes what it does after answering); a flood goes on meanwhile. */
 	async deliver(): Promise<void> {
-		await this.sim.control.drainDeliveries();
-		for (const process of this.processes) await process.harness.whenIdle();
+		// A flood matters only when the service has something to deliver; bursts at other times would only cost time.
+		if (this.flood !== undefined && this.#somethingToDeliver()) await sendFlood(this, this.flood);
+		for (const account of this.accounts) await account.control.drainDeliveries();
+		this.#eventsSeen = this.accounts.map((account) => account.control.events().length);
+		for (const process of this.live) await process.harness.whenIdle();
 	}
 
-	async freeStarts(): Promise<string[]> {
-		const eventTypeId = this.sim.control.eventType('intro-call').id;
-		const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-		const to = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
-		const { slots } = await api<{ slots: string[] }>(this.sim, 'GET', `/event-types/${eventTypeId}/slots?from=${from}&to=${to}`, undefined, this.key);
-		return slots.reverse();
-	}
-
-	/** Books the latest free intro call (it stays live for days); emits booking.created. */
-	async book(): Promise<string> {
-		const eventTypeId = this.sim.control.eventType('intro-call').id;
-		const booked = new Set(this.sim.control.bookings().map((booking) => booking.start));
-		const start = (await this.freeStarts()).find((candidate) => !booked.has(candidate));
-		const booking = await api<{ id: string }>(
-			this.sim,
-			'POST',
-			'/bookings',
-			{ eventTypeId, start, booker: { name: 'Guest', email: `guest${this.bookings.length}@example.com`, timezone: 'Europe/Berlin' } },
-			this.key,
-		);
-		this.bookings.push(booking.id);
-		return booking.id;
+	/** New events since the last delivery, or an attempt that failed and was not followed by one that got through. */
+	#somethingToDeliver(): boolean {
+		return this.accounts.some((account, index) => {
+			if (account.control.events().length > (this.#eventsSeen[index] ?? 0)) return true;
+			const last = new Map(account.control.deliveries().map((entry) => [`${entry.eventId} ${entry.subscriptionId}`, entry.outcome]));
+			return [...last.values()].includes('failed');
+		});
 	}
 
 	/** The service's own deliveries any process received (at either URL), as received: what an attacker can capture. */
@@ -202,20 +174,59 @@ export class WebhookWorld {
 			.filter((request) => !this.sentBodies.has(request.body));
 	}
 
-	/** A request the test sends itself to the Production URL; a run it starts is recorded as forged. */
-	async forge(kind: string, body: string, headers: Record<string, string>): Promise<number> {
+	/** A request the test sends itself to the Production URL; a run it starts, in whichever process, is recorded as forged. */
+	async forge(kind: string, body: string, headers: Record<string, string>, url = this.harness.productionUrl): Promise<number> {
 		this.sentBodies.add(body);
-		const process = this.process;
-		const before = process.harness.executions.length;
-		let status: number;
-		try {
-			({ status } = await process.harness.post(body, headers));
-		} catch {
-			// fetch reused a kept-alive connection to the process before a restart; a sender simply sends again
-			({ status } = await process.harness.post(body, headers));
-		}
-		for (let index = before; index < process.harness.executions.length; index++) process.forgedRuns.set(index, kind);
+		const before = this.live.map((process) => process.harness.executions.length);
+		const { status } = await this.harness.post(body, headers, url);
+		this.live.forEach((process, at) => {
+			for (let index = before[at]; index < process.harness.executions.length; index++) process.forgedRuns.set(index, kind);
+		});
 		return status;
+	}
+
+	async #start(role: Process['role']): Promise<Process> {
+		vi.resetModules();
+		const harnessModule = (await import('../../harness/trigger.ts')) as HarnessModule;
+		this.#failCredentialReadsIn((await import('../../harness/engine.ts')) as EngineModule);
+		const harness = await harnessModule.startTriggerHarness({
+			baseUrl: this.sim.baseUrl,
+			apiKey: this.key,
+			parameters: { events: ['*'], options: {} },
+			workflowId: this.workflowId,
+			instanceId: this.instanceId,
+			store: this.#store,
+		});
+		const address = harness.origin;
+		harness.origin = this.front.origin; // n8n's WEBHOOK_URL: the address in front of every process
+		harness.beforeWebhook = async () => {
+			const race = this.race;
+			this.race = undefined;
+			// Main re-activates after this process loaded static data for a request and before the node saw it.
+			if (race !== undefined && this.published) race(role, await this.activate('update'));
+			if (this.answersToLose === 0) return;
+			this.answersToLose -= 1;
+			await new Promise((resolve) => setTimeout(resolve, DELIVERY_TIMEOUT_MS + 100));
+		};
+		const startTrigger = harnessModule.startTriggerHarness;
+		const process: Process = { index: this.processes.length, role, harness, address, forgedRuns: new Map(), startTrigger, others: [] };
+		this.processes.push(process);
+		return process;
+	}
+
+	async #stop(process: Process): Promise<void> {
+		this.live = this.live.filter((live) => live !== process);
+		await process.harness.close();
+		for (const other of process.others) await other.close();
+	}
+
+	/** Webhook processes serve the workflow's Production URL while main has it active (n8n's webhook table). */
+	#serve(): void {
+		for (const process of this.live.slice(1)) process.harness.serveProduction(this.active);
+	}
+
+	protected setCredential(): void {
+		for (const process of this.live) process.harness.setCredential({ apiKey: this.key, baseUrl: this.sim.baseUrl });
 	}
 
 	#failCredentialReadsIn(engine: EngineModule): void {
