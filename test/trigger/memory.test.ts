@@ -36,7 +36,7 @@ describe('RunMemory: has this run?', () => {
 		const memory = new RunMemory();
 		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('run');
 		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('repeat');
-		expect(memory.claim('t', 'evt_1', undefined, 'checked')).toBe('repeat');
+		expect(memory.claim('t', 'evt_1', cancelled, 'checked')).toBe('factRan'); // a checked request's id is not consulted
 		expect(memory.claim('other', 'evt_1', cancelled, 'signed')).toBe('run');
 	});
 

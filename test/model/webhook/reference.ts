@@ -18,6 +18,9 @@ function factOf(type: string, bookingId: string): string | undefined {
 	return ['booking.created', 'booking.cancelled', 'booking.no_show'].includes(type) ? `${bookingId}/${type}` : undefined;
 }
 
+/** A checked run's id is derived from what it reports (security doc): it stands for a genuine event of that kind and booking. */
+const checkedKind = (run: Run) => (run.eventId.startsWith('chk_') ? `${run.bookingId}/${run.type}` : undefined);
+
 function runOf(process: number, execution: RecordedExecution, forged: string | undefined): Run {
 	const json = execution.items[0].json as { eventId: string; eventType: string; booking: { id: string } };
 	return { process, eventId: json.eventId, type: json.eventType, bookingId: json.booking?.id, forged };
@@ -65,9 +68,10 @@ export function violations(world: WebhookWorld): string[] {
 	const emitted = new Map(world.sim.control.events().map((event) => [event.id, event]));
 	const delivered = world.sim.control.deliveries().filter((entry) => entry.url === productionUrl);
 	const genuineIds = new Set(delivered.map((entry) => entry.eventId));
-	const genuineFacts = new Set(
-		[...genuineIds].map((id) => emitted.get(id)!).map((event) => factOf(event.type, event.data.booking.id)),
-	);
+	const genuineEvents = [...genuineIds].map((id) => emitted.get(id)!);
+	const genuineFacts = new Set(genuineEvents.map((event) => factOf(event.type, event.data.booking.id)));
+	const genuineKinds = new Set(genuineEvents.map((event) => `${event.data.booking.id}/${event.type}`));
+	const reportsGenuine = (run: Run) => genuineIds.has(run.eventId) || genuineKinds.has(checkedKind(run) ?? '');
 
 	const runs: Run[] = [];
 	for (const process of world.processes) {
@@ -84,12 +88,12 @@ export function violations(world: WebhookWorld): string[] {
 			seenIds.add(run.eventId);
 			if (fact !== undefined) seenFacts.add(fact);
 			if (run.forged === undefined) {
-				if (!genuineIds.has(run.eventId)) found.push(`event ${run.eventId} ran but the service never delivered it`);
+				if (!reportsGenuine(run)) found.push(`event ${run.eventId} ran but the service never delivered it`);
 				return;
 			}
 			// A captured delivery replayed as it was is the genuine event (the service's retry looks the same), and a
 			// request whose booking the service confirms reports a genuine fact (security doc: checked deliveries).
-			if (!genuineIds.has(run.eventId) && (fact === undefined || !genuineFacts.has(fact))) {
+			if (!reportsGenuine(run) && (fact === undefined || !genuineFacts.has(fact))) {
 				found.push(`forged request (${run.forged}) ran: ${run.type} of booking ${run.bookingId}, event ${run.eventId}`);
 			}
 		});
@@ -98,6 +102,7 @@ export function violations(world: WebhookWorld): string[] {
 	const stray = strays(world);
 	const ranIds = new Set(runs.map((run) => run.eventId));
 	const ranFacts = new Set(runs.map((run) => factOf(run.type, run.bookingId)));
+	const ranChecked = new Set(runs.map(checkedKind));
 	for (const id of genuineIds) {
 		const event = emitted.get(id)!;
 		const attempts = delivered.filter((entry) => entry.eventId === id);
@@ -108,6 +113,7 @@ export function violations(world: WebhookWorld): string[] {
 		// Unpublished, the workflow refuses what arrives (the docs: deliveries meanwhile are refused).
 		if (world.unpublishedAt(Date.parse(event.createdAt))) continue;
 		if (ranIds.has(id) || ranFacts.has(factOf(event.type, event.data.booking.id))) continue;
+		if (ranChecked.has(`${event.data.booking.id}/${event.type}`)) continue; // a checked run proves the booking's state
 		const outcomes = attempts.map((entry) => `${entry.outcome}${entry.status === undefined ? '' : ` ${entry.status}`}`);
 		found.push(`genuine event ${id} (${event.type}) never ran; attempts: ${outcomes.join(', ')}`);
 	}
