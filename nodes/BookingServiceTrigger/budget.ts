@@ -67,7 +67,8 @@ export class ChangeListings {
 	readonly #byScope = new Map<string, { takenMs: number; listing: Promise<Map<string, IDataObject> | undefined> }>();
 	readonly #budget = new TokenBucket(LISTING_BUDGET);
 
-	async read(scope: string, nowMs: number, list: () => Promise<IDataObject[]>) {
+	/** Undefined when the listing failed, or was read before `notBeforeMs` (it may predate the change asked about). */
+	async read(scope: string, nowMs: number, list: () => Promise<IDataObject[]>, notBeforeMs = -Infinity) {
 		let entry = this.#byScope.get(scope);
 		const stale = entry === undefined || nowMs - entry.takenMs >= LISTING_REFRESH_MS || nowMs < entry.takenMs;
 		if (stale && this.#budget.take(nowMs)) {
@@ -75,7 +76,7 @@ export class ChangeListings {
 			entry = { takenMs: nowMs, listing: list().then(byId, () => undefined) };
 			setAsNewest(this.#byScope, scope, entry, LISTINGS_KEPT);
 		}
-		return await entry?.listing;
+		return entry !== undefined && entry.takenMs >= notBeforeMs ? await entry.listing : undefined;
 	}
 
 	get size(): number {

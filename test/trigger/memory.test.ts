@@ -234,6 +234,14 @@ describe('ChangeListings: the listing of the last changes that a flood cannot ma
 		expect(reads).toBe(1);
 	});
 
+	it('gives no listing read before the instant asked for: it may predate the change (red team 5, 8)', async () => {
+		const listings = new ChangeListings();
+		const list = async () => [{ id: 'b1' }];
+		await listings.read('trigger', 0, list);
+		expect(await listings.read('trigger', 5_000, list, 1_000)).toBeUndefined();
+		expect((await listings.read('trigger', LISTING_REFRESH_MS, list, 1_000))?.has('b1')).toBe(true);
+	});
+
 	it(`keeps the listings of ${LISTINGS_KEPT} triggers, and reads at most ${LISTING_BUDGET.burst} at once across triggers`, async () => {
 		const listings = new ChangeListings();
 		let reads = 0;
