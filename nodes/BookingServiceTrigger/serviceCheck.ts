@@ -27,9 +27,9 @@ function timeOf(value: unknown): number {
 	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
-/** The service never delivers an event from before the subscription existed, and retries one four days at most. */
-export function oldestDeliverable(subscription: StoredSubscription, nowMs: number): number {
-	return Math.max(Date.parse(subscription.createdAt) - SAME_INSTANT_MS, nowMs - RETRY_HORIZON_MS);
+/** The service never delivers an event from before the subscription existed (when recorded), nor retries one longer. */
+export function oldestDeliverable({ createdAt }: StoredSubscription, nowMs: number): number {
+	return Math.max(createdAt === undefined ? 0 : Date.parse(createdAt) - SAME_INSTANT_MS, nowMs - RETRY_HORIZON_MS);
 }
 
 /** Why the booking does not show that an event of this kind happened at or after `sinceMs`, or undefined. */

@@ -1,6 +1,6 @@
 // Red team of the webhook trigger's checked window (issue 37). Each finding is an `it.fails` whose assertion states
-// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (1, 2, 5, 6, 8, 9
-// and 11 are fixed: plain `it`s).
+// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (1, 2, 5, 6, 8, 9,
+// 10 and 11 are fixed: plain `it`s).
 //
 // Tried and held (the first four are plain `it`s in red-team-held.test.ts):
 // - a genuine delivery captured at one rotated trigger, replayed to another of the account under new ids: once each;
@@ -204,12 +204,13 @@ describe('red team findings (issue 37)', () => {
 		expect(trigger.executions.map((execution) => (execution.items[0].json.booking as { id: string }).id).sort()).toEqual([first.id, second.id].sort());
 	});
 
-	it.fails('10 (new, low): a subscription record kept without createdAt (written before 9129bdf) still verifies deliveries', async () => {
+	// Fixed: such a record is read, and checks fall back to the old now-minus-four-days bound.
+	it('10 (new, low): a subscription record kept without createdAt (written before 9129bdf) still verifies deliveries', async () => {
 		const trigger = await activeTrigger();
 		trigger.editNodeStaticData((nodeData) => delete (nodeData.subscription as Record<string, unknown>).createdAt);
 		await bookLatest(sim.apiKeys.readWrite);
 		await sim.control.drainDeliveries();
-		// Defect: readSubscription drops such a record: every delivery is refused 401 ("holds no subscription").
+		// The defect was: readSubscription dropped such a record, and every delivery was refused 401.
 		expect(runKinds(trigger)).toEqual(['booking.created']);
 	});
 
