@@ -44,11 +44,12 @@ export class WorkBudget {
 		this.#perTrigger = perTrigger;
 	}
 
-	take(scope: string, nowMs: number): boolean {
+	/** `shareOnly` for a credential read (remembered per trigger): floods elsewhere must not keep it unread. */
+	take(scope: string, nowMs: number, shareOnly = false): boolean {
 		const share = this.#shares.get(scope) ?? new TokenBucket(this.#perTrigger);
 		setAsNewest(this.#shares, scope, share, 1_000);
-		if (share.available(nowMs) < 1 || this.#process.available(nowMs) < 1) return false;
-		return share.take(nowMs) && this.#process.take(nowMs);
+		if (share.available(nowMs) < 1 || (!shareOnly && this.#process.available(nowMs) < 1)) return false;
+		return share.take(nowMs) && (shareOnly || this.#process.take(nowMs));
 	}
 
 	get sharesTracked(): number {

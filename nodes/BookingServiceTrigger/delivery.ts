@@ -116,7 +116,7 @@ type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
 async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
 	const remembered = secretMemory.get(stored, stored.sealedSecret, nowMs);
 	if (remembered !== undefined) return { state: remembered, fresh: false };
-	if (!workBudget.take(scopeOf(context), nowMs))
+	if (!workBudget.take(scopeOf(context), nowMs, true))
 		return { unknown: 'too many unverified requests arrived to read the credential now' };
 	const credential = await readCredential(context).catch((error: Error) => ({ unreadable: error.message }));
 	if ('unreadable' in credential) return { unknown: `its credential could not be read: ${credential.unreadable}` };

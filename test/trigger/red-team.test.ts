@@ -1,6 +1,6 @@
 // Red team of the webhook trigger's checked window (issue 37). Each finding is an `it.fails` whose assertion states
-// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (1, 2, 5, 6, 8, 9,
-// 10 and 11 are fixed: plain `it`s).
+// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (all but 4 are
+// fixed: plain `it`s).
 //
 // Tried and held (the first four are plain `it`s in red-team-held.test.ts):
 // - a genuine delivery captured at one rotated trigger, replayed to another of the account under new ids: once each;
@@ -72,9 +72,9 @@ describe('red team findings (issue 37)', () => {
 		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.created']);
 	});
 
-	// 3, and 7 (new): with the fifth rotated too, its key state (remembered 60 s) cannot be read again either, so the
-	// listing that answers issue 37-4 is never reached.
-	it.fails.each(['3: an unrotated', '7: a rotated'])('%s fifth trigger’s genuine event is not refused on all ten attempts by forged floods at four rotated triggers', async (victim) => {
+	// 3, and 7 (new): with the fifth rotated too, its key state (remembered 60 s) could not be read again either, so the
+	// listing that answers issue 37-4 was never reached. Fixed: a credential read is paid from the trigger's own share.
+	it.each(['3: an unrotated', '7: a rotated'])('%s fifth trigger’s genuine event is not refused on all ten attempts by forged floods at four rotated triggers', async (victim) => {
 		const rotated = [await activeTrigger(), await activeTrigger(), await activeTrigger(), await activeTrigger()];
 		const fifthKey = sim.control.createKey('readWrite').key; // another workflow's credential
 		const fifth = await startTriggerHarness({ baseUrl: sim.baseUrl, apiKey: fifthKey, parameters: { events: ['*'], options: {} } });
@@ -98,7 +98,7 @@ describe('red team findings (issue 37)', () => {
 			statuses.push((await fifth.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), body) })).status);
 		}
 		expect(statuses).toHaveLength(10);
-		// Defect: every attempt is refused 401 (reading its credential finds the process budget spent): it never runs.
+		// The defect was: every attempt refused 401 (reading its credential found the process budget spent).
 		expect(runKinds(fifth)).toEqual(['booking.created']);
 	}, 60_000);
 
