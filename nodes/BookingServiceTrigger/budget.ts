@@ -44,11 +44,12 @@ export class WorkBudget {
 		this.#perTrigger = perTrigger;
 	}
 
-	take(scope: string, nowMs: number): boolean {
+	/** `shareOnly` for a credential read (remembered per trigger): floods elsewhere must not keep it unread. */
+	take(scope: string, nowMs: number, shareOnly = false): boolean {
 		const share = this.#shares.get(scope) ?? new TokenBucket(this.#perTrigger);
 		setAsNewest(this.#shares, scope, share, 1_000);
-		if (share.available(nowMs) < 1 || this.#process.available(nowMs) < 1) return false;
-		return share.take(nowMs) && this.#process.take(nowMs);
+		if (share.available(nowMs) < 1 || (!shareOnly && this.#process.available(nowMs) < 1)) return false;
+		return share.take(nowMs) && (shareOnly || this.#process.take(nowMs));
 	}
 
 	get sharesTracked(): number {
@@ -67,7 +68,8 @@ export class ChangeListings {
 	readonly #byScope = new Map<string, { takenMs: number; listing: Promise<Map<string, IDataObject> | undefined> }>();
 	readonly #budget = new TokenBucket(LISTING_BUDGET);
 
-	async read(scope: string, nowMs: number, list: () => Promise<IDataObject[]>) {
+	/** Undefined when the listing failed, or was read before `notBeforeMs` (it may predate the change asked about). */
+	async read(scope: string, nowMs: number, list: () => Promise<IDataObject[]>, notBeforeMs = -Infinity) {
 		let entry = this.#byScope.get(scope);
 		const stale = entry === undefined || nowMs - entry.takenMs >= LISTING_REFRESH_MS || nowMs < entry.takenMs;
 		if (stale && this.#budget.take(nowMs)) {
@@ -75,7 +77,7 @@ export class ChangeListings {
 			entry = { takenMs: nowMs, listing: list().then(byId, () => undefined) };
 			setAsNewest(this.#byScope, scope, entry, LISTINGS_KEPT);
 		}
-		return await entry?.listing;
+		return entry !== undefined && entry.takenMs >= notBeforeMs ? await entry.listing : undefined;
 	}
 
 	get size(): number {

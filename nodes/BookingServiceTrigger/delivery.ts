@@ -9,7 +9,7 @@ import type { Booking, NameLanguage } from '../shared/booking';
 import { readEventTypesFilter } from '../shared/descriptions';
 import { IN_THE_APP } from '../shared/setupTexts';
 import { workBudget } from './budget';
-import { factOf, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
+import { checkedEventId, factOf, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
 import type { KeyState, Proof } from './memory';
 import { isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
@@ -116,7 +116,7 @@ type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
 async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
 	const remembered = secretMemory.get(stored, stored.sealedSecret, nowMs);
 	if (remembered !== undefined) return { state: remembered, fresh: false };
-	if (!workBudget.take(scopeOf(context), nowMs))
+	if (!workBudget.take(scopeOf(context), nowMs, true))
 		return { unknown: 'too many unverified requests arrived to read the credential now' };
 	const credential = await readCredential(context).catch((error: Error) => ({ unreadable: error.message }));
 	if ('unreadable' in credential) return { unknown: `its credential could not be read: ${credential.unreadable}` };
@@ -141,17 +141,19 @@ async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header,
 	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
 	const confirmed = await confirmWithService(context, envelope, oldestDeliverable(stored, nowMs), nowMs);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
-	// Told once where the builder looks, as a failed execution, only on a repeat of an event that ran (the service's
-	// retry; not a new event id, which anyone may send): a builder who republishes at once then loses no delivery.
-	const fact = factOf(envelope.type, confirmed.booking);
-	const repeat = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) === 'repeat';
-	if (rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs, repeat)) {
+	// Told once where the builder looks, as a failed execution, only on a request whose fact ran already (a retry or
+	// a copy): a builder who republishes at once then loses no delivery. uncheckable() let only facts through.
+	const fact = factOf(envelope.type, confirmed.booking) as string;
+	const ran = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) !== 'run';
+	if (rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs, ran)) {
 		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (What this delivery reports ran already. This is shown once.)`;
 		throw new NodeOperationError(context.getNode(), notice);
 	}
 	const confirmedEvent = `event ${envelope.id} confirmed by reading booking ${String(envelope.data.booking.id)}`;
 	log(context, 'info', `${confirmedEvent} from the service (the API key changed).`);
-	return answerEvent(context, { ...envelope, data: { booking: confirmed.booking }, body: {} }, 'checked');
+	// Nothing the sender chose: the id derives from the fact, the time is the booking's last change.
+	const event = { id: checkedEventId(fact), type: envelope.type, createdAt: confirmed.booking.updatedAt, body: {} };
+	return answerEvent(context, { ...event, data: { booking: confirmed.booking } }, 'checked');
 }
 
 export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebhookResponseData> {

@@ -20,6 +20,9 @@ export function factOf(eventType: string, booking: { id?: unknown; updatedAt?: u
 }
 const ONCE_PER_BOOKING = ['booking.created', 'booking.cancelled', 'booking.no_show'];
 
+/** A checked run's event id: the same for whoever sent the request and in every process, so Remove Duplicates works. */
+export const checkedEventId = (fact: string) => `chk_${createHash('sha256').update(fact).digest('hex').slice(0, 24)}`;
+
 /** How a delivery was proven genuine: by its signature, or by reading its booking from the service. */
 export type Proof = 'signed' | 'checked';
 
@@ -41,21 +44,21 @@ export class RunMemory {
 
 	/**
 	 * Checks and records in one synchronous step, so of two copies arriving together the second sees the first. A
-	 * checked request proves a fact, not an event: it never runs a fact that ran, and a signed event whose fact ran
-	 * from a checked request starts nothing. Two signed events may report one fact (two changes stamped alike): both run.
+	 * checked request proves a fact, not an event: its event id (the sender's choice) is neither stored nor consulted,
+	 * it never runs a fact that ran, and a signed event whose fact ran from a checked request starts nothing. Two signed
+	 * events may report one fact (two changes stamped alike): both run.
 	 */
 	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true) {
-		const eventKey = this.#key(scope, `event:${eventId}`);
-		if (this.#get(eventKey) !== undefined) return 'repeat'; // this event id ran already
+		const eventKey = proof === 'signed' ? this.#key(scope, `event:${eventId}`) : undefined;
+		if (eventKey !== undefined && this.#get(eventKey) !== undefined) return 'repeat'; // this event id ran already
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
-		// A checked request's event id is the sender's choice: kept only when it runs, or a flood would evict what ran.
 		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) {
-			if (record && proof === 'signed') this.#set(eventKey, 'event');
+			if (record && eventKey !== undefined) this.#set(eventKey, 'event');
 			return 'factRan'; // what it reports ran already under another event id
 		}
 		if (!record) return 'run';
-		this.#set(eventKey, 'event');
+		if (eventKey !== undefined) this.#set(eventKey, 'event');
 		if (factKey !== undefined) this.#set(factKey, proof);
 		return 'run';
 	}

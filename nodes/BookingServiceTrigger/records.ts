@@ -26,8 +26,8 @@ export interface SubscriptionRecord extends Owner {
 
 export interface StoredSubscription extends SubscriptionRecord {
 	webhookUrl: string;
-	/** When the service made it (its clock): it never delivers an event from before. */
-	createdAt: string;
+	/** When the service made it (its clock): it never delivers an event from before. Absent before 9129bdf. */
+	createdAt?: string;
 	/** As sent to the service, normalised by `normaliseEventSelection`. */
 	events: string[];
 }
@@ -76,8 +76,9 @@ export function readSubscription(nodeData: IDataObject): StoredSubscription | un
 	const record = readRecord(nodeData.subscription);
 	const { webhookUrl, events, createdAt } = (nodeData.subscription ?? {}) as Record<string, unknown>;
 	if (record === undefined || typeof webhookUrl !== 'string' || !Array.isArray(events)) return undefined;
-	if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))) return undefined;
-	return { ...record, webhookUrl, createdAt, events: normaliseEventSelection(events) };
+	const made = typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) ? { createdAt } : {};
+	if (createdAt !== undefined && made.createdAt === undefined) return undefined;
+	return { ...record, webhookUrl, ...made, events: normaliseEventSelection(events) };
 }
 
 /** Subscriptions whose DELETE failed, retried at each (de)activation; in memory too, as n8n drops a test listen's data. */

@@ -27,9 +27,9 @@ function timeOf(value: unknown): number {
 	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
-/** The service never delivers an event from before the subscription existed, and retries one four days at most. */
-export function oldestDeliverable(subscription: StoredSubscription, nowMs: number): number {
-	return Math.max(Date.parse(subscription.createdAt) - SAME_INSTANT_MS, nowMs - RETRY_HORIZON_MS);
+/** The service never delivers an event from before the subscription existed (when recorded), nor retries one longer. */
+export function oldestDeliverable({ createdAt }: StoredSubscription, nowMs: number): number {
+	return Math.max(createdAt === undefined ? 0 : Date.parse(createdAt) - SAME_INSTANT_MS, nowMs - RETRY_HORIZON_MS);
 }
 
 /** Why the booking does not show that an event of this kind happened at or after `sinceMs`, or undefined. */
@@ -74,7 +74,8 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 
 /**
  * The booking as the service has it now, if it shows the event happened: by id while the look-up budget lasts, then
- * from the listing of the last changes (read once per LISTING_REFRESH_MS per trigger: a flood keeps it fresh).
+ * from the listing of the last changes (read once per LISTING_REFRESH_MS per trigger), only one read after the event:
+ * an older one may show the booking before this change, so the service's retry is left to find a fresh one.
  */
 export async function confirmWithService(
 	context: IWebhookFunctions,
@@ -95,9 +96,9 @@ export async function confirmWithService(
 			const qs = { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt', limit: MAX_PAGE_SIZE };
 			const page = await requestOnce<{ items?: IDataObject[] }>(context, { method: 'GET', path: '/bookings', qs });
 			return Array.isArray(page?.items) ? page.items : [];
-		});
+		}, timeOf(envelope.createdAt) + SAME_INSTANT_MS);
 		booking = listing?.get(bookingId);
-		const notListed = `too many unverified requests, and booking ${bookingId} is not listed`;
+		const notListed = `too many unverified requests, and booking ${bookingId} is not in a listing read since the event`;
 		if (booking === undefined) return { problem: notListed };
 	}
 	const problem = unproven(envelope.type, booking, sinceMs);

@@ -39,9 +39,14 @@ describe('what a request that cannot be verified proves', () => {
 		const captured = JSON.parse(trigger.received[0].rawBody.toString('utf8')) as { type: string; data: { booking: unknown } };
 
 		advance(25 * 3_600_000);
-		const body = forgedBody(captured.type, captured.data.booking);
-		const answer = await trigger.post(body, noSecret(body));
-		expect({ status: answer.status, executions: trigger.executions.length }).toEqual({ status: 200, executions: 1 });
+		const statuses: number[] = [];
+		for (let replay = 0; replay < 2; replay++) {
+			const body = forgedBody(captured.type, captured.data.booking);
+			statuses.push((await trigger.post(body, noSecret(body))).status);
+		}
+		// The first request whose fact ran, an hour into the window, carries the rotation notice once (a 500): a replay
+		// can be that request (a 200 to an unsigned request tells its sender no less). Either way it starts nothing.
+		expect({ statuses, executions: trigger.executions.length }).toEqual({ statuses: [500, 200], executions: 1 });
 	});
 
 	it('R19-2: a rescheduled booking posted as booking.created starts nothing, and the genuine reschedule runs', async () => {

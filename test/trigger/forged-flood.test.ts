@@ -1,15 +1,14 @@
 // What forged requests cost when many triggers are active: 500 active triggers (20 accounts of 25 subscriptions, the
 // contract's limit), 10,000 forged requests with well-formed signature headers spread over all of them. Every one is
-// refused and starts nothing; the credential reads they cause stay within the process-wide budget for unverified
-// work (burst + rate × elapsed time), however many triggers there are, and at one per trigger (an opened secret stays
-// in memory for a while); the in-memory stores stay bounded; and
+// refused and starts nothing; the credential reads they cause stay at one per trigger (an opened secret stays in
+// memory for a while; each read is paid from its trigger's own share, so floods elsewhere cannot keep a trigger's
+// credential unread: red team 3, 7); the in-memory stores stay bounded; and
 // triggers that had verified a genuine delivery before the flood still verify the next without reading anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
-import { PROCESS_BUDGET } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { SECRETS_KEPT, secretMemory } from '../../nodes/BookingServiceTrigger/memory.ts';
 import { bookIntroCalls, signFromScratch, syntheticEvent } from './support.ts';
 
@@ -73,7 +72,7 @@ describe('forged requests against 500 active triggers', () => {
 		);
 		const elapsedSeconds = (Date.now() - started) / 1000;
 		const reads = totalReads() - readsBefore;
-		const bound = PROCESS_BUDGET.burst + Math.ceil(elapsedSeconds * PROCESS_BUDGET.perSecond);
+		const bound = triggers.length - TRIGGERS_PER_ACCOUNT; // the genuine ones' secrets are known already
 		process.stdout.write(
 			`[forged flood] ${FORGED_REQUESTS} forged requests over ${triggers.length} triggers in ${elapsedSeconds.toFixed(1)} s: ${reads} credential reads (bound ${bound})\n`,
 		);

@@ -36,7 +36,7 @@ describe('RunMemory: has this run?', () => {
 		const memory = new RunMemory();
 		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('run');
 		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('repeat');
-		expect(memory.claim('t', 'evt_1', undefined, 'checked')).toBe('repeat');
+		expect(memory.claim('t', 'evt_1', cancelled, 'checked')).toBe('factRan'); // a checked request's id is not consulted
 		expect(memory.claim('other', 'evt_1', cancelled, 'signed')).toBe('run');
 	});
 
@@ -232,6 +232,14 @@ describe('ChangeListings: the listing of the last changes that a flood cannot ma
 		expect(await listings.read('trigger', 0, failing)).toBeUndefined();
 		expect(await listings.read('trigger', 1, failing)).toBeUndefined();
 		expect(reads).toBe(1);
+	});
+
+	it('gives no listing read before the instant asked for: it may predate the change (red team 5, 8)', async () => {
+		const listings = new ChangeListings();
+		const list = async () => [{ id: 'b1' }];
+		await listings.read('trigger', 0, list);
+		expect(await listings.read('trigger', 5_000, list, 1_000)).toBeUndefined();
+		expect((await listings.read('trigger', LISTING_REFRESH_MS, list, 1_000))?.has('b1')).toBe(true);
 	});
 
 	it(`keeps the listings of ${LISTINGS_KEPT} triggers, and reads at most ${LISTING_BUDGET.burst} at once across triggers`, async () => {

@@ -2,7 +2,7 @@
 // and a fixed port for an n8n that goes down and comes back at the same address.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { signFromScratch } from './support.ts';
 import { forgedBody } from './rotation-support.ts';
@@ -27,7 +27,7 @@ export async function freePort(): Promise<number> {
 	return port;
 }
 
-export function redTeamSteps({ sim, advance, serviceSecretOf }: ReturnType<typeof rotationSetup>) {
+export function redTeamSteps({ sim, advance, serviceSecretOf, harnesses }: ReturnType<typeof rotationSetup>) {
 	/** Moves n8n's and the service's clock together, letting every retry that falls due be attempted. */
 	async function elapse(ms: number): Promise<void> {
 		advance(ms);
@@ -43,6 +43,23 @@ export function redTeamSteps({ sim, advance, serviceSecretOf }: ReturnType<typeo
 		}
 	}
 
+	/** `trigger` (instance 'queue-instance') in another queue-mode process: fresh modules, so an empty memory (R19-9). */
+	async function inOtherProcess(trigger: TriggerHarness, oldKey: string, newKey: string): Promise<TriggerHarness> {
+		vi.resetModules();
+		const { startTriggerHarness } = await import('../harness/trigger.ts');
+		const copyOf = { savedStaticData: trigger.savedStaticData };
+		const parameters = { events: ['*'], options: {} };
+		const copy = await startTriggerHarness({ baseUrl: sim.baseUrl, apiKey: oldKey, parameters, instanceId: 'queue-instance', workflowId: trigger.workflowId, copyOf });
+		harnesses.push(copy);
+		// Its URL is registered by an activation that sends nothing (the old key opens the secret), then the key rotates.
+		copy.editNodeStaticData((nodeData) => {
+			(nodeData.subscription as { webhookUrl: string }).webhookUrl = copy.productionUrl;
+		});
+		expect(await copy.activate('init')).toEqual({ created: false });
+		copy.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		return copy;
+	}
+
 	const attemptsOf = (eventId: string) => sim.control.deliveries().filter((entry) => entry.eventId === eventId);
-	return { elapse, deliverUntilAccepted, attemptsOf };
+	return { elapse, deliverUntilAccepted, inOtherProcess, attemptsOf };
 }

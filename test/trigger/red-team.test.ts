@@ -1,6 +1,6 @@
 // Red team of the webhook trigger's checked window (issue 37). Each finding is an `it.fails` whose assertion states
-// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (1, 2 and 6
-// are fixed: plain `it`s).
+// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (all but 4 are
+// fixed: plain `it`s).
 //
 // Tried and held (the first four are plain `it`s in red-team-held.test.ts):
 // - a genuine delivery captured at one rotated trigger, replayed to another of the account under new ids: once each;
@@ -16,14 +16,14 @@
 import { describe, expect, it } from 'vitest';
 import { ROTATION_NOTICE_AFTER_MS } from '../../nodes/BookingServiceTrigger/memory.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
-import { freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
+import { api, freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
 import { rotationSetup, runKinds, withOneFailedCredentialRead } from './rotation-support.ts';
 import { flood, freePort, noSecret, redTeamSteps } from './red-team-support.ts';
 
 const setup = rotationSetup();
 const { sim, harnesses, advance, activeTrigger, bookLatest, serviceSecretOf } = setup;
-const { elapse, deliverUntilAccepted, attemptsOf } = redTeamSteps(setup);
+const { elapse, deliverUntilAccepted, inOtherProcess, attemptsOf } = redTeamSteps(setup);
 
 describe('red team findings (issue 37)', () => {
 	// Fixed (the notice now rides only on a repeat of an event that already ran).
@@ -72,9 +72,9 @@ describe('red team findings (issue 37)', () => {
 		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.created']);
 	});
 
-	// 3, and 7 (new): with the fifth rotated too, its key state (remembered 60 s) cannot be read again either, so the
-	// listing that answers issue 37-4 is never reached.
-	it.fails.each(['3: an unrotated', '7: a rotated'])('%s fifth trigger’s genuine event is not refused on all ten attempts by forged floods at four rotated triggers', async (victim) => {
+	// 3, and 7 (new): with the fifth rotated too, its key state (remembered 60 s) could not be read again either, so the
+	// listing that answers issue 37-4 was never reached. Fixed: a credential read is paid from the trigger's own share.
+	it.each(['3: an unrotated', '7: a rotated'])('%s fifth trigger’s genuine event is not refused on all ten attempts by forged floods at four rotated triggers', async (victim) => {
 		const rotated = [await activeTrigger(), await activeTrigger(), await activeTrigger(), await activeTrigger()];
 		const fifthKey = sim.control.createKey('readWrite').key; // another workflow's credential
 		const fifth = await startTriggerHarness({ baseUrl: sim.baseUrl, apiKey: fifthKey, parameters: { events: ['*'], options: {} } });
@@ -98,7 +98,7 @@ describe('red team findings (issue 37)', () => {
 			statuses.push((await fifth.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscription.id), body) })).status);
 		}
 		expect(statuses).toHaveLength(10);
-		// Defect: every attempt is refused 401 (reading its credential finds the process budget spent): it never runs.
+		// The defect was: every attempt refused 401 (reading its credential found the process budget spent).
 		expect(runKinds(fifth)).toEqual(['booking.created']);
 	}, 60_000);
 
@@ -121,7 +121,8 @@ describe('red team findings (issue 37)', () => {
 		}
 	}, 60_000);
 
-	it.fails('5: during a flood, a genuine reschedule runs with the booking’s new time, not a ≤10 s stale listing’s', async () => {
+	// Fixed: a listing read before the event's createdAt confirms nothing (401); the retry is checked afresh.
+	it('5: during a flood, a genuine reschedule runs with the booking’s new time, not a ≤10 s stale listing’s', async () => {
 		const trigger = await activeTrigger();
 		const [subscription] = sim.control.webhooks();
 		const newKey = rotateKey(sim, trigger);
@@ -142,7 +143,8 @@ describe('red team findings (issue 37)', () => {
 		expect(trigger.executions.map((execution) => (execution.items[0].json.booking as { start: string }).start)).toEqual([moved.start]);
 	});
 
-	it.fails('8 (new): during a flood, a genuine second reschedule is not acknowledged as already run from a stale listing', async () => {
+	// Fixed as 5.
+	it('8 (new): during a flood, a genuine second reschedule is not acknowledged as already run from a stale listing', async () => {
 		const trigger = await activeTrigger();
 		const [subscription] = sim.control.webhooks();
 		const newKey = rotateKey(sim, trigger);
@@ -166,41 +168,49 @@ describe('red team findings (issue 37)', () => {
 		expect(runKinds(trigger)).toEqual(['booking.rescheduled', 'booking.rescheduled']);
 	});
 
-	it.fails('9 (new): a checked run carries the service’s event id and time, not a sender’s (Remove Duplicates keys on it)', async () => {
-		const trigger = await activeTrigger();
+	// Fixed: a checked run's id derives from the fact (memory.checkedEventId); its time is the booking's last change.
+	it('9 (new): a checked run carries no id or time of the sender’s, and the genuine delivery runs under the same id elsewhere', async () => {
+		const trigger = await activeTrigger({ instanceId: 'queue-instance' });
 		const newKey = rotateKey(sim, trigger);
 		sim.control.setDeliveryMode({ shuffle: true }); // the genuine delivery is late (n8n was busy, a retry is due)
 		const booking = await bookLatest(newKey);
 		const [event] = sim.control.events().filter((entry) => entry.data.booking.id === booking.id);
 		// Anyone who knows the booking id (a booker, a read-only key) posts its creation first, under ids of their own.
 		const body = JSON.stringify({ id: 'evt_chosen_by_the_sender', type: 'booking.created', createdAt: '2020-01-01T00:00:00Z', data: { booking: { id: booking.id } } });
-		await trigger.post(body, noSecret(body)); // today: 200, and it runs
+		await trigger.post(body, noSecret(body)); // 200, and it runs
 		await sim.control.drainDeliveries(); // the genuine delivery is acknowledged without a run here...
-		// ...but after a restart, or at another queue-mode process, it runs again under its own id, which the run above
-		// did not carry: Remove Duplicates on {{ $json.eventId }} (the docs' remedy) cannot catch the repeat.
-		expect(trigger.executions.map((execution) => execution.items[0].json)).toEqual([
-			expect.objectContaining({ eventId: event.id, eventCreatedAt: event.createdAt }),
-		]);
+		// ...but at another queue-mode process (or after a restart) it runs again: under the same id, so Remove
+		// Duplicates on {{ $json.eventId }} (the docs' remedy) catches the repeat.
+		const other = await inOtherProcess(trigger, sim.apiKeys.readWrite, newKey);
+		const genuine = JSON.stringify(event);
+		await other.post(genuine, { 'Service-Signature': signFromScratch(serviceSecretOf(sim.control.webhooks()[0].id), genuine) });
+		const { updatedAt } = await api<{ updatedAt: string }>(sim, 'GET', `/bookings/${booking.id}`, undefined, newKey);
+		const runs = [...trigger.executions, ...other.executions].map((execution) => execution.items[0].json);
+		expect(runs).toHaveLength(2);
+		expect(runs[0]).toEqual(expect.objectContaining({ eventId: runs[1].eventId, eventCreatedAt: updatedAt }));
+		expect(runs[0].eventId).not.toBe('evt_chosen_by_the_sender');
 	});
 
-	it.fails('11 (new): a forged request under a genuine event’s id, naming another booking, does not make that event a repeat', async () => {
+	// Fixed: a checked request's event id is neither stored nor consulted (it dedupes on the fact only).
+	it('11 (new): a forged request under a genuine event’s id, naming another booking, does not make that event a repeat', async () => {
 		const trigger = await activeTrigger();
 		const newKey = rotateKey(sim, trigger);
 		sim.control.setDeliveryMode({ shuffle: true }); // both deliveries are late; the first one's id has been seen
 		const [first, second] = [await bookLatest(newKey), await bookLatest(newKey)];
 		const seen = sim.control.events().find((entry) => entry.data.booking.id === first.id)!;
 		const body = JSON.stringify({ ...seen, data: { booking: { id: second.id } } }); // the other booking, under its id
-		await trigger.post(body, noSecret(body)); // today: runs the second booking's creation under the first's event id
-		await sim.control.drainDeliveries(); // the first's genuine delivery is then taken for a repeat
+		await trigger.post(body, noSecret(body)); // runs the second booking's creation, under an id of its own
+		await sim.control.drainDeliveries(); // the first's genuine delivery runs; the second's is acknowledged
 		expect(trigger.executions.map((execution) => (execution.items[0].json.booking as { id: string }).id).sort()).toEqual([first.id, second.id].sort());
 	});
 
-	it.fails('10 (new, low): a subscription record kept without createdAt (written before 9129bdf) still verifies deliveries', async () => {
+	// Fixed: such a record is read, and checks fall back to the old now-minus-four-days bound.
+	it('10 (new, low): a subscription record kept without createdAt (written before 9129bdf) still verifies deliveries', async () => {
 		const trigger = await activeTrigger();
 		trigger.editNodeStaticData((nodeData) => delete (nodeData.subscription as Record<string, unknown>).createdAt);
 		await bookLatest(sim.apiKeys.readWrite);
 		await sim.control.drainDeliveries();
-		// Defect: readSubscription drops such a record: every delivery is refused 401 ("holds no subscription").
+		// The defect was: readSubscription dropped such a record, and every delivery was refused 401.
 		expect(runKinds(trigger)).toEqual(['booking.created']);
 	});
 

@@ -27,6 +27,9 @@ function factOf(type: string, booking: Booking): string | undefined {
 	return ['booking.created', 'booking.cancelled', 'booking.no_show'].includes(type) ? `${booking.id}/${type}` : undefined;
 }
 
+/** A checked run's id is derived from what it reports (security doc): it stands for a genuine event of that kind and booking. */
+const checkedKind = (run: Run) => (run.eventId.startsWith('chk_') ? `${run.booking?.id}/${run.type}` : undefined);
+
 function runOf(process: number, execution: RecordedExecution, forged: string | undefined): Run {
 	const json = execution.items[0].json as { eventId: string; eventType: string; booking: Booking };
 	return { process, eventId: json.eventId, type: json.eventType, booking: json.booking, forged };
@@ -108,7 +111,10 @@ export function violations(world: WebhookWorld): string[] {
 	);
 	const delivered = world.accounts.flatMap((account) => account.control.deliveries()).filter((entry) => entry.url === productionUrl);
 	const genuineIds = new Set(delivered.map((entry) => entry.eventId));
-	const genuineFacts = new Set([...genuineIds].map((id) => emitted.get(id)!).map((event) => factOf(event.type, event.data.booking as Booking)));
+	const genuineEvents = [...genuineIds].map((id) => emitted.get(id)!);
+	const genuineFacts = new Set(genuineEvents.map((event) => factOf(event.type, event.data.booking as Booking)));
+	const genuineKinds = new Set(genuineEvents.map((event) => `${event.data.booking.id}/${event.type}`));
+	const reportsGenuine = (run: Run) => genuineIds.has(run.eventId) || genuineKinds.has(checkedKind(run) ?? '');
 
 	const runs: Run[] = [];
 	for (const process of world.processes) {
@@ -125,12 +131,12 @@ export function violations(world: WebhookWorld): string[] {
 			seenIds.add(run.eventId);
 			if (fact !== undefined) seenFacts.add(fact);
 			if (run.forged === undefined) {
-				if (!genuineIds.has(run.eventId)) found.push(`event ${run.eventId} ran but the service never delivered it`);
+				if (!reportsGenuine(run)) found.push(`event ${run.eventId} ran but the service never delivered it`);
 				return;
 			}
 			// A captured delivery replayed as it was is the genuine event (the service's retry looks the same), and a
 			// request whose booking the service confirms reports a genuine fact (security doc: checked deliveries).
-			if (!genuineIds.has(run.eventId) && (fact === undefined || !genuineFacts.has(fact))) {
+			if (!reportsGenuine(run) && (fact === undefined || !genuineFacts.has(fact))) {
 				found.push(`forged request (${run.forged}) ran: ${run.type} of booking ${run.booking?.id}, event ${run.eventId}`);
 			}
 		});
@@ -166,6 +172,12 @@ export function violations(world: WebhookWorld): string[] {
 		// Unpublished, the workflow refuses what arrives (the docs: deliveries meanwhile are refused).
 		if (world.unpublishedAt(Date.parse(event.createdAt))) continue;
 		if (ranIds.has(id) || ranFacts.has(factOf(event.type, event.data.booking as Booking))) continue;
+		// The docs (Rotating the API key): a checked delivery reports the booking as it is then, so a reschedule checked
+		// only after a later move of the same booking runs once with that later time (trigger/model-regressions: it.fails).
+		const movedOn = (run: Run) =>
+			checkedKind(run) === `${event.data.booking.id}/booking.rescheduled` &&
+			String(run.booking?.updatedAt) >= String((event.data.booking as Booking).updatedAt);
+		if (event.type === 'booking.rescheduled' && runs.some(movedOn)) continue;
 		const subscriptions = new Set(attempts.map((entry) => entry.subscriptionId));
 		const copyOf = (subscriptionId: string) => attempts.filter((entry) => entry.subscriptionId === subscriptionId);
 		if ([...subscriptions].every((subscriptionId) => dropped(world, stray, subscriptionId, copyOf(subscriptionId)))) continue;
