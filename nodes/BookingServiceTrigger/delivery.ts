@@ -144,11 +144,13 @@ async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header,
 	// Told once where the builder looks, as a failed execution, only on a request whose fact ran already (a retry or
 	// a copy): a builder who republishes at once then loses no delivery. uncheckable() let only facts through.
 	const fact = factOf(envelope.type, confirmed.booking) as string;
-	const ran = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false) !== 'run';
+	const claim = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false);
+	const ran = claim !== 'run';
 	if (rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs, ran)) {
 		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (What this delivery reports ran already. This is shown once.)`;
 		throw new NodeOperationError(context.getNode(), notice);
 	}
+	if (claim === 'repeat') return acknowledge(`event ${envelope.id} was already received`); // a retry of a signed run
 	const confirmedEvent = `event ${envelope.id} confirmed by reading booking ${String(envelope.data.booking.id)}`;
 	log(context, 'info', `${confirmedEvent} from the service (the API key changed).`);
 	// Nothing the sender chose: the id derives from the fact, the time is the booking's last change.

@@ -49,8 +49,9 @@ export class RunMemory {
 	 * events may report one fact (two changes stamped alike): both run.
 	 */
 	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true) {
+		// Any request may consult the ids that ran signed; only a signed one records its own (a checked id is the sender's).
+		if (this.#get(this.#key(scope, `event:${eventId}`)) !== undefined) return 'repeat';
 		const eventKey = proof === 'signed' ? this.#key(scope, `event:${eventId}`) : undefined;
-		if (eventKey !== undefined && this.#get(eventKey) !== undefined) return 'repeat'; // this event id ran already
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
 		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) {

@@ -36,7 +36,9 @@ describe('RunMemory: has this run?', () => {
 		const memory = new RunMemory();
 		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('run');
 		expect(memory.claim('t', 'evt_1', cancelled, 'signed')).toBe('repeat');
-		expect(memory.claim('t', 'evt_1', cancelled, 'checked')).toBe('factRan'); // a checked request's id is not consulted
+		expect(memory.claim('t', 'evt_1', cancelled, 'checked')).toBe('repeat'); // consulted, never recorded by a checked one
+		expect(memory.claim('t', 'evt_2', undefined, 'checked')).toBe('run');
+		expect(memory.claim('t', 'evt_2', undefined, 'signed')).toBe('run');
 		expect(memory.claim('other', 'evt_1', cancelled, 'signed')).toBe('run');
 	});
 

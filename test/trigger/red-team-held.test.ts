@@ -1,6 +1,7 @@
 // The red team's attacks on the checked window that held (issue 37; the findings and the full list: red-team.test.ts).
 import { describe, expect, it } from 'vitest';
-import { rotateKey, signFromScratch } from './support.ts';
+import { OPENED_SECRET_TTL_MS } from '../../nodes/BookingServiceTrigger/memory.ts';
+import { freeIntroCallStarts, rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, rotationSetup, runKinds } from './rotation-support.ts';
 import { flood, noSecret } from './red-team-support.ts';
 
@@ -64,5 +65,23 @@ describe('attacks that held', () => {
 			trigger.post(forged, noSecret(forged)),
 		]);
 		expect(runKinds(trigger)).toEqual(['booking.created']);
+	});
+	it('a signed reschedule that ran, retried after a rotation and a notes edit, does not run again (its id ran)', async () => {
+		const trigger = await activeTrigger();
+		const booking = await bookLatest(sim.apiKeys.readWrite);
+		const { starts } = await freeIntroCallStarts(sim);
+		advance(2_000);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
+		await sim.control.drainDeliveries(); // created and rescheduled run, signed
+		const moved = sim.control.events().find((entry) => entry.type === 'booking.rescheduled')!;
+		rotateKey(sim, trigger);
+		advance(2_000);
+		sim.control.editNotes(booking.id, { notes: 'parking at the back' }); // a newer change, with no event
+		advance(OPENED_SECRET_TTL_MS); // the secret opened with the old key is no longer held
+		// The service retries the reschedule (its answer was lost): signed with a secret the new key cannot open.
+		const retry = JSON.stringify(moved);
+		const answer = await trigger.post(retry, { 'Service-Signature': signFromScratch(serviceSecretOf(sim.control.webhooks()[0].id), retry) });
+		expect(answer.status).toBe(200);
+		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.rescheduled']);
 	});
 });
