@@ -5,7 +5,7 @@ import { createHash } from 'crypto';
 
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
-import { afterScan, detectChanges, MAX_AHEAD_MS, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
+import { afterScan, detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
 import { OVERLAP_MS, time } from './known';
 
@@ -38,7 +38,7 @@ export interface Scan {
 	 * was down is first seen late in the scan, and bookings changed after it may be let go before.
 	 */
 	forgotten?: string | null;
-	/** When the first page was read (n8n's clock, ms): the scan's newest change settles an overlap after. */
+	/** When the first page was asked for (n8n's clock, ms): the position never passes it; the scan settles after it. */
 	readAt?: number;
 	/** Whether the first chunk within an overlap of `top` was read an overlap and a slack after `readAt` (see afterScan). */
 	topSettles?: boolean;
@@ -111,7 +111,10 @@ export async function scanChanges<B extends ListedBooking>(
 		const topCutMs = topMs - (scan.topSettles ? 0 : OVERLAP_MS);
 		const rereads = (updatedMs: number) =>
 			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS && !(updatedMs < floorMs)) || updatedMs >= topCutMs;
-		const detected = detectChanges(state, items, rereads, Number.isNaN(topMs) ? undefined : topMs);
+		// Unfinished: the chunks still to report list again everything from this chunk's newest change up.
+		const remainsFrom = scan.marks.length > 1 && newestInChunk !== undefined ? time(newestInChunk) : Number.NaN;
+		const keeps = (updatedMs: number) => rereads(updatedMs) || updatedMs >= remainsFrom;
+		const detected = detectChanges(state, items, keeps, Number.isNaN(topMs) ? undefined : topMs);
 		scan.forgotten = latest(scan.forgotten, detected.state.forgotten);
 		state = { ...detected.state, forgotten: state.forgotten ?? null };
 		events.push(...detected.events);
@@ -139,12 +142,13 @@ export async function scanChanges<B extends ListedBooking>(
 		fromStoredCursor = cursor !== undefined;
 		passed = [];
 		for (let read = 0; read < pageCount; read++) {
+			const askedAt = (limits.now ?? Date.now)();
 			const page = await readPage(scan.from, cursor);
 			fromStoredCursor = false;
 			pages++;
 			if (scan.top === null) {
 				scan.top = newest(page.items) ?? null;
-				scan.readAt = (limits.now ?? Date.now)();
+				scan.readAt = askedAt;
 			}
 			const floorMs = time(scan.floor);
 			const topMs = time(scan.top);
@@ -231,10 +235,10 @@ function withScan(state: PollState, scan: Scan): PollState {
 		: afterScan(next, reachOf(scan) ?? scan.top, scan.readAt, scan.topSettles === true);
 }
 
-/** The scan's newest change, or n8n's clock when it read it plus MAX_AHEAD_MS if the service stamped it later. */
+/** The scan's newest change, or n8n's clock when it asked for it if the service stamped it later. */
 function reachOf(scan: Scan): string | null {
 	if (scan.top === null || scan.readAt === undefined) return scan.top;
-	return time(scan.top) > scan.readAt + MAX_AHEAD_MS ? new Date(scan.readAt + MAX_AHEAD_MS).toISOString() : scan.top;
+	return time(scan.top) > scan.readAt ? new Date(scan.readAt).toISOString() : scan.top;
 }
 
 function latest(a: string | null | undefined, b: string | null | undefined): string | null {
