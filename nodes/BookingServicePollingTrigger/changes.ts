@@ -4,7 +4,7 @@ import { createHash } from 'crypto';
 
 import type { BookingState, KnownBookings, ListedBooking } from './known';
 import { formatLike, isSameState, recall, remember, time, trimKnownTracking, OVERLAP_MS } from './known';
-import type { Scan } from './scan';
+import type { Scan } from './scanState';
 
 export type { ListedBooking };
 

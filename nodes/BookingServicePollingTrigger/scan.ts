@@ -5,9 +5,13 @@ import { createHash } from 'crypto';
 
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
-import { afterScan, detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
+import { detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
 import { OVERLAP_MS, time } from './known';
+import type { Scan } from './scanState';
+import { latest, reachOf, withScan } from './scanState';
+
+export type { Scan };
 
 /** Pages per chunk, of PAGE_SIZE bookings (the service's largest page). */
 export const CHUNK_PAGES = 10;
@@ -16,33 +20,6 @@ export const PAGE_SIZE = 100;
 export const MAX_CHANGES_PER_POLL = 5_000;
 /** Requests one poll may send; discovery of a larger backlog continues at the next poll. */
 export const MAX_PAGES_PER_POLL = 200;
-
-export interface Scan {
-	/** The updatedSince of every page of this scan (null: everything). */
-	from: string | null;
-	/** The newest updatedAt on the scan's first page; null until it was read. */
-	top: string | null;
-	/** The page cursor where each chunk not yet reported starts, oldest chunk last; '' is the first page. */
-	marks: string[];
-	discovering: boolean;
-	/** The newest updatedAt among the chunks already reported; null before the first. */
-	floor: string | null;
-	/**
-	 * The changes listed first in the chunk reported last (each booking's state, hashed): a run of changes stamped
-	 * alike is not read twice. By state, not id: one of them changed since and stamped into the chunk being read is a
-	 * change to report, not the end of the chunk.
-	 */
-	edge: string[];
-	/**
-	 * The newest change let go during this scan. It counts only once the scan is done: a booking cancelled while n8n
-	 * was down is first seen late in the scan, and bookings changed after it may be let go before.
-	 */
-	forgotten?: string | null;
-	/** When the first page was asked for (n8n's clock, ms): the position never passes it; the scan settles after it. */
-	readAt?: number;
-	/** Whether the first chunk within an overlap of `top` was read an overlap and a slack after `readAt` (see afterScan). */
-	topSettles?: boolean;
-}
 
 export type PageReader<B> = (from: string | null, cursor: string | undefined) => Promise<Page<B>>;
 
@@ -220,30 +197,6 @@ export async function scanChanges<B extends ListedBooking>(
 		return { events, state: withScan(state, scan), failure: { error, afterProgress: progressed } };
 	}
 	return { events, state: withScan(state, scan) };
-}
-
-function withScan(state: PollState, scan: Scan): PollState {
-	const next = { ...state };
-	delete next.scan;
-	if (scan.discovering || scan.marks.length > 0) {
-		next.scan = scan;
-		return next;
-	}
-	next.forgotten = latest(state.forgotten, scan.forgotten);
-	return scan.top === null || scan.readAt === undefined
-		? next
-		: afterScan(next, reachOf(scan) ?? scan.top, scan.readAt, scan.topSettles === true);
-}
-
-/** The scan's newest change, or n8n's clock when it asked for it if the service stamped it later. */
-function reachOf(scan: Scan): string | null {
-	if (scan.top === null || scan.readAt === undefined) return scan.top;
-	return time(scan.top) > scan.readAt ? new Date(scan.readAt).toISOString() : scan.top;
-}
-
-function latest(a: string | null | undefined, b: string | null | undefined): string | null {
-	if (!b) return a ?? null;
-	return !a || time(b) > time(a) ? b : a;
 }
 
 /** A booking's listed state in 11 characters (66 bits of SHA-256). */

@@ -64,7 +64,8 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	// Model seed 35036 (memory; fails on both), shrunk. The service's clock is two minutes ahead; 1,001 changes, polled (a 429 with
 	// Retry-After 0 on each poll's first request, waited out), one booking, then n8n restarts: the drain after the
 	// restart reports the 1,001 again, with the same eventIds. docs/polling-trigger.md: "A change stamped ahead of
-	// n8n's clock (tested: 10 minutes) is reported once, and the changes after it too". Open: it.fails.
+	// n8n's clock (tested: 10 minutes) is reported once, and the changes after it too". Fixed: an unfinished scan
+	// keeps what its remaining chunks list again.
 	it('changes stamped two minutes ahead, then a restart: each reported once', async () => {
 		await runHistory(sim, scheduler, { ...none, before: [] }, [
 			new ServiceClockStep(120_001),
@@ -81,7 +82,8 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	// a change of the 14 is lost. docs/polling-trigger.md as rewritten says only "a change the service writes more than
 	// two minutes after the time it stamps on it ... is lost"; the earlier text also named "a clock step back of more
 	// than two minutes", which is what the trigger does (its overlap counts from the newest change seen). The model
-	// keeps the earlier reading (within 110 s of the newest change); the docs' words or the trigger must change.
+	// keeps the earlier reading (within 110 s of the newest change). Fixed: an unfinished scan keeps what its remaining
+	// chunks list again.
 	it('changes written 110 s late, after the service clock stepped back 2 min 1 ms: all reported', async () => {
 		await runHistory(sim, scheduler, { ...none, before: [] }, [
 			new ServiceClockStep(10_001),
@@ -97,7 +99,8 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	// Model seed 35035 (durable), shrunk: 5,001 changes in one millisecond (past the 5,000 a poll reports), the
 	// service's clock steps 100 s ahead, a booking, a poll a minute later, the booking cancelled: the calm polls after
 	// report the first 5,000 again, with the same eventIds. docs/polling-trigger.md: "Nothing reported is reported
-	// again, however large a burst", and changes stamped ahead are reported once. Open: it.fails.
+	// again, however large a burst", and changes stamped ahead are reported once. Fixed: the position never passes
+	// n8n's clock.
 	it(
 		'5,001 changes at once, then the service clock 100 s ahead: each reported once',
 		async () => {

@@ -1,7 +1,9 @@
 /**
  * An outside red-team review of the polling trigger after 831b5c0 / 11c6c90 (kinds told from the booking itself, the
  * 50,000 overlap cut, the position at most a minute ahead of n8n's clock, in-flight bookings listed at activation only).
- * `it.fails`: a finding — the test states what a builder is promised and fails on this code. `it`: an attack that held.
+ * Each finding's test states what a builder is promised; all now pass (the position never runs past n8n's clock, the
+ * trigger is new from two minutes before its position, the cut keeps what is stamped ahead). "holds": an attack that
+ * held before.
  * Each runs on both of n8n's poll schedulers; n8n's clock and the service's move together (Date is faked, the
  * simulator's clock is Date.now() plus an offset) unless the history says otherwise.
  */
@@ -45,8 +47,8 @@ afterEach(() => {
 describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) => {
 	// History: the service stamps one change 10 minutes ahead (its clock is right again at once); the workflow is
 	// activated; 10 s later a booking is made. The activation took its position a minute past n8n's clock (MAX_AHEAD_MS),
-	// so the trigger's start ("since") lies after the new booking's stamp: it is taken for history, never reported.
-	// The page promises "a change stamped ahead ... is reported once, and the changes after it too" and states only
+	// so the trigger's start ("since") lay after the new booking's stamp: it was taken for history, never reported.
+	// Fixed: the position is at most n8n's clock, and new from two minutes before it. The page promises "a change stamped ahead ... is reported once, and the changes after it too" and states only
 	// the very millisecond of activation as a limit.
 	it('a change stamped ahead just before activation: a booking made in the first minute after activation is never reported', async () => {
 		vi.useFakeTimers({ toFake: ['Date'] });
@@ -66,7 +68,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	}, 30_000);
 
 	// History: the workflow is activated; the service's clock steps back 30 s (an NTP correction); a booking is made,
-	// stamped 30 s before the trigger's start. It is taken for history. The page promises changes "stamped ... by a
+	// stamped 30 s before the trigger's start. It was taken for history (fixed: new from two minutes before the position). The page promises changes "stamped ... by a
 	// service clock that stepped back a little, are both reported"; its activation limit names only the very millisecond.
 	it('the service clock steps back 30 s just after activation: a booking made then is never reported', async () => {
 		vi.useFakeTimers({ toFake: ['Date'] });
@@ -87,8 +89,8 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 
 	// History: a booking B is made after activation (Created), 600 past bookings are imported (so B is not among the
 	// 500 others changed last), everything settles. Shortly before B's start the service stamps one change 10 minutes
-	// ahead: the position goes a minute past n8n's clock, past B's start, and at the next (quiet) poll B — "started" —
-	// is let go. 20 s before its start the host edits B's notes: not remembered, made after activation, changed before its start, so
+	// ahead: the position went a minute past n8n's clock, past B's start, and at the next (quiet) poll B — "started" —
+	// was let go (fixed: the position never passes n8n's clock). 20 s before its start the host edits B's notes: not remembered, made after activation, changed before its start, so
 	// isFirstSight says it was never seen confirmed: a second Booking Created. Not stated on the page (its
 	// Created-twice limit names a move from the past and more than 20,000 upcoming).
 	it('a change stamped ahead a minute before an appointment: a notes edit of it is reported as a second Booking Created', async () => {
@@ -347,10 +349,10 @@ describe('the overlap cut and a burst stamped ahead (pure scan)', () => {
 	});
 
 	// History: an import of 51,000 bookings, all stamped 30 minutes ahead by the service (its clock is right again at
-	// once). More than MAX_IN_OVERLAP would be read again, so the trim lets the oldest go — stamped alike, all of them —
-	// and moves the next reading's start past them: 30 minutes past n8n's clock, which MAX_AHEAD_MS was meant to
-	// prevent. A booking made after the import, stamped correctly, is never listed again: lost (and for 30 minutes every
-	// booking made is). The page promises a change stamped ahead hides nothing after it; its burst limit names only
+	// once). More than MAX_IN_OVERLAP would be read again, so the trim let the oldest go — stamped alike, all of them —
+	// and moved the next reading's start past them, 30 minutes past n8n's clock: a booking made after the import was
+	// never listed again. Fixed: the cut only lets go changes at or before the position; those stamped ahead are kept
+	// until n8n's clock passes them. The page promises a change stamped ahead hides nothing after it; its burst limit names only
 	// changes written late into the burst.
 	it('an import of 51,000 stamped 30 minutes ahead: a booking made after it is never reported', async () => {
 		const startMs = Date.parse('2026-03-02T00:00:00.000Z');
