@@ -50,7 +50,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	// so the trigger's start ("since") lay after the new booking's stamp: it was taken for history, never reported.
 	// Fixed: the position is at most n8n's clock, and new from two minutes before it. The page promises "a change stamped ahead ... is reported once, and the changes after it too" and states only
 	// the very millisecond of activation as a limit.
-	it('a change stamped ahead just before activation: a booking made in the first minute after activation is never reported', async () => {
+	it('a change stamped ahead just before activation: a booking made in the first minute after activation is Created', async () => {
 		vi.useFakeTimers({ toFake: ['Date'] });
 		alignClocks();
 		stampAhead(10);
@@ -70,7 +70,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	// History: the workflow is activated; the service's clock steps back 30 s (an NTP correction); a booking is made,
 	// stamped 30 s before the trigger's start. It was taken for history (fixed: new from two minutes before the position). The page promises changes "stamped ... by a
 	// service clock that stepped back a little, are both reported"; its activation limit names only the very millisecond.
-	it('the service clock steps back 30 s just after activation: a booking made then is never reported', async () => {
+	it('the service clock steps back 30 s just after activation: a booking made then is Created', async () => {
 		vi.useFakeTimers({ toFake: ['Date'] });
 		alignClocks();
 		sim.control.generateBookings({ count: 1 }); // a change just before activation: the position is now
@@ -93,7 +93,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	// was let go (fixed: the position never passes n8n's clock). 20 s before its start the host edits B's notes: not remembered, made after activation, changed before its start, so
 	// isFirstSight says it was never seen confirmed: a second Booking Created. Not stated on the page (its
 	// Created-twice limit names a move from the past and more than 20,000 upcoming).
-	it('a change stamped ahead a minute before an appointment: a notes edit of it is reported as a second Booking Created', async () => {
+	it('a change stamped ahead a minute before an appointment: a notes edit of it is Updated, not a second Created', async () => {
 		vi.useFakeTimers({ toFake: ['Date'] });
 		alignClocks();
 		const trigger = poller(ALL_EVENTS, undefined, { scheduler });
@@ -129,7 +129,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	// changes, a change stamped 10 minutes ahead 30 s before B's start lets B go, and 20 s before its start the host
 	// moves B to a later day. Not remembered and made before activation: Updated, without `previous`, where the page
 	// promises "a move of any upcoming booking, even one made long before activation, is rescheduled with previous".
-	it('a change stamped ahead a minute before an appointment: moving it then is Updated, without its previous time', async () => {
+	it('a change stamped ahead a minute before an appointment: moving it then is Rescheduled with its previous time', async () => {
 		vi.useFakeTimers({ toFake: ['Date'] });
 		alignClocks();
 		const made = await book(sim);
@@ -354,7 +354,7 @@ describe('the overlap cut and a burst stamped ahead (pure scan)', () => {
 	// never listed again. Fixed: the cut only lets go changes at or before the position; those stamped ahead are kept
 	// until n8n's clock passes them. The page promises a change stamped ahead hides nothing after it; its burst limit names only
 	// changes written late into the burst.
-	it('an import of 51,000 stamped 30 minutes ahead: a booking made after it is never reported', async () => {
+	it('an import of 51,000 stamped 30 minutes ahead: a booking made after it is reported', async () => {
 		const startMs = Date.parse('2026-03-02T00:00:00.000Z');
 		let nowMs = startMs;
 		const bookings: ListedBooking[] = [];
@@ -370,8 +370,11 @@ describe('the overlap cut and a burst stamped ahead (pure scan)', () => {
 		for (let index = 0; index < 51_000; index++) bookings.push(booking(`import-${index}`, startMs + 30 * 60_000));
 		for (let polls = 0; polls < 14; polls++) await poll();
 		expect(new Set(reported).size).toBe(51_000);
+		// All kept until n8n's clock passes them: the figure docs/maintainers/polling-trigger.md states.
+		expect(Object.keys(state.known)).toHaveLength(51_000);
+		expect(JSON.stringify(state).length, 'measured 2,233,366 bytes').toBeLessThan(2_300_000);
 		bookings.push(booking('made-after', nowMs + 1_000));
 		for (let polls = 0; polls < 3; polls++) await poll();
 		expect(reported.slice(51_000)).toEqual(['made-after']);
-	}, 60_000);
+	}, 240_000);
 });
