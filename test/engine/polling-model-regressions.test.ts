@@ -114,6 +114,17 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 		]);
 	}, 60_000);
 
+	// Model seed 350504 (durable), shrunk: 201 changes, a poll whose listing connection drops on request 4; 5,001
+	// changes in one millisecond, a poll whose first request meets a 429 (Retry-After 0), a poll: changes of the 5,001
+	// are never reported. Fails on main too; open (not yet diagnosed): it.fails.
+	it.fails('201 changes read across a dropped connection, then 5,001 at once: all reported', async () => {
+		await runHistory(sim, scheduler, { ...none, before: [] }, [
+			new BurstThenFaultyPoll(new Burst(201, false), { kind: 'drop', page: 4 }, 0),
+			new BurstThenFaultyPoll(new Burst(5_001, false), once429, 0),
+			new Poll(0, undefined),
+		]);
+	}, 60_000);
+
 	// Model seed 35035 (durable), shrunk: 5,001 changes in one millisecond (past the 5,000 a poll reports), the
 	// service's clock steps 100 s ahead, a booking, a poll a minute later, the booking cancelled: the calm polls after
 	// report the first 5,000 again, with the same eventIds. docs/polling-trigger.md: "Nothing reported is reported
