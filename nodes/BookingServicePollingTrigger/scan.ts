@@ -151,7 +151,11 @@ export async function scanChanges<B extends ListedBooking>(
 					`The Booking Service returned a page cursor it had returned before; stopped to avoid an endless loop`,
 				);
 			}
-			passed.push(page.nextCursor);
+			if (items.length === 0 && passed.length === 0) {
+				// Only changes newer than the scan's top so far (stamped after it began): nothing of this scan starts here.
+				scan.marks[scan.marks.length - 1] = page.nextCursor;
+				progressed = true;
+			} else passed.push(page.nextCursor);
 			cursor = page.nextCursor;
 		}
 		return { items, ended: false };
@@ -165,7 +169,7 @@ export async function scanChanges<B extends ListedBooking>(
 				scan.discovering = false;
 				report(chunk.items);
 			} else {
-				scan.marks.push(passed[passed.length - 1]);
+				if (passed.length > 0) scan.marks.push(passed[passed.length - 1]);
 				progressed = true;
 			}
 		}

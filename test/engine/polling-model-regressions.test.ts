@@ -119,7 +119,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	// are never reported. Fails on main too; open: it.fails. Traced: the unfinished scan (top 00:00:01) resumes under
 	// 5,001 newer changes; its chunks, all skipped as newer than its top, are split page by page without reaching the
 	// floor (31, 33, 35, 38 marks on successive polls, ~190 pages each), so the scan never ends.
-	it.fails('201 changes read across a dropped connection, then 5,001 at once: all reported', async () => {
+	it('201 changes read across a dropped connection, then 5,001 at once: all reported', async () => {
 		await runHistory(sim, scheduler, { ...none, before: [] }, [
 			new BurstThenFaultyPoll(new Burst(201, false), { kind: 'drop', page: 4 }, 0),
 			new BurstThenFaultyPoll(new Burst(5_001, false), once429, 0),
