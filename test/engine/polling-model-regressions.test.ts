@@ -116,9 +116,9 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 
 	// Model seed 350504 (durable), shrunk: 201 changes, a poll whose listing connection drops on request 4; 5,001
 	// changes in one millisecond, a poll whose first request meets a 429 (Retry-After 0), a poll: changes of the 5,001
-	// are never reported. Fails on main too; open: it.fails. Traced: the unfinished scan (top 00:00:01) resumes under
-	// 5,001 newer changes; its chunks, all skipped as newer than its top, are split page by page without reaching the
-	// floor (31, 33, 35, 38 marks on successive polls, ~190 pages each), so the scan never ends.
+	// were never reported (fails on main too): the unfinished scan (top 00:00:01) resumed under 5,001 newer changes; its
+	// chunks, all skipped as newer than its top, were split page by page (31, 33, 35, 38 marks on successive polls, ~190
+	// pages each), so the scan never ended. Fixed: a chunk's start moves past pages holding only changes newer than top.
 	it('201 changes read across a dropped connection, then 5,001 at once: all reported', async () => {
 		await runHistory(sim, scheduler, { ...none, before: [] }, [
 			new BurstThenFaultyPoll(new Burst(201, false), { kind: 'drop', page: 4 }, 0),
