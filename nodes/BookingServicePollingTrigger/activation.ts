@@ -7,7 +7,7 @@ import { parseDateTime } from '../shared/time';
 import type { Booking } from '../shared/booking';
 import { listAllPages } from '../shared/paging';
 import type { PollState } from './changes';
-import { emptyState, MAX_AHEAD_MS } from './changes';
+import { emptyState } from './changes';
 import type { KnownBookings } from './known';
 import { MAX_IN_FLIGHT, MAX_IN_OVERLAP, MAX_UPCOMING, OVERLAP_MS, remember, time, trimKnown } from './known';
 
@@ -74,15 +74,18 @@ export async function startingState(
 	if (startFromIso !== undefined) {
 		state = emptyState(startFromIso, startFromIso);
 	} else {
+		const askedAt = Date.now();
 		const newest = await newestChange(context, deadline);
 		if (newest === undefined) {
 			// An account without bookings: everything that appears from now on is new.
 			state = emptyState(null, new Date(0).toISOString());
 		} else {
-			// Never ahead of n8n's clock by more than MAX_AHEAD_MS: a change stamped later is read again, not a start.
-			const positionMs = Math.min(time(newest.updatedAt), Date.now() + MAX_AHEAD_MS);
+			// Never ahead of n8n's clock: a change stamped later is read again, not a start. New from two minutes before,
+			// so a service clock a little behind or ahead around activation hides no first booking (what is listed below is
+			// remembered, so none of it is reported).
+			const positionMs = Math.min(time(newest.updatedAt), askedAt);
 			const position = positionMs < time(newest.updatedAt) ? new Date(positionMs).toISOString() : newest.updatedAt;
-			state = emptyState(position, position);
+			state = emptyState(position, new Date(positionMs - OVERLAP_MS).toISOString());
 			newestMs = time(newest.updatedAt);
 			const overlapStart = new Date(positionMs - OVERLAP_MS).toISOString();
 			recentlyChanged = await listBookings(

@@ -4,7 +4,7 @@ import { createHash } from 'crypto';
 
 import type { BookingState, KnownBookings, ListedBooking } from './known';
 import { formatLike, isSameState, recall, remember, time, trimKnownTracking, OVERLAP_MS } from './known';
-import type { Scan } from './scan';
+import type { Scan } from './scanState';
 
 export type { ListedBooking };
 
@@ -18,7 +18,7 @@ export type PolledEvent =
 	| 'booking.updated';
 
 export interface PollState {
-	/** The newest updatedAt the service has shown (ISO), or null before any booking was seen. */
+	/** The newest updatedAt the service has shown, never later than n8n's clock when it was read (ISO); null before any. */
 	cursor: string | null;
 	/** Bookings created at or after this instant (ISO, the service's time) are new to this trigger. */
 	since: string | null;
@@ -64,12 +64,6 @@ export function updatedSinceFor(state: PollState): string | null {
 export const SETTLE_SLACK_MS = 60_000;
 
 /**
- * How far the position may run ahead of n8n's clock when the scan read it: a change the service stamped further ahead
- * is read again until n8n's clock catches up, and hides nothing stamped after it.
- */
-export const MAX_AHEAD_MS = 60_000;
-
-/**
  * After a scan is done. A change stamped up to the newest one a scan saw is committed at most an overlap after that
  * read; a later scan that began an overlap (and a slack) after it read them all, so everything up to that newest change
  * has settled: the next scan starts there, and what was kept only for reading the overlap again goes. Without this, a
@@ -88,11 +82,14 @@ export function afterScan(state: PollState, newest: string, readAt: number, sett
 	return { ...next, settling: newer ? { newest, readAt } : settled ? null : waiting };
 }
 
-/** Everything up to `settledMs` has settled: the next scan starts there, and what was kept to read it again goes. */
+/**
+ * Everything up to `settledMs` has settled: the next scan starts 1 ms after (a burst stamped in that millisecond is not
+ * read, nor kept, again), and what was kept to read it again goes.
+ */
 function settle(state: PollState, settledMs: number): PollState {
 	// Only a point past where the next scan would start anyway moves anything.
-	if (!(settledMs > overlapStart(state))) return state;
-	const next: PollState = { ...state, settledTo: new Date(settledMs).toISOString() };
+	if (!(settledMs + 1 > overlapStart(state))) return state;
+	const next: PollState = { ...state, settledTo: new Date(settledMs + 1).toISOString() };
 	return withKnown(next, next.known);
 }
 
@@ -213,7 +210,7 @@ export function detectChanges<B extends ListedBooking>(
 		// activation): known from now on, but no change to report.
 		if (previous === undefined && time(booking.updatedAt) < sinceMs) continue;
 		events.push(eventFor(booking, previous, sinceMs, forgottenMs));
-		// Never past `reachMs` (see MAX_AHEAD_MS), and never back.
+		// Never past `reachMs` (n8n's clock when the scan asked: a change stamped ahead moves it no further), never back.
 		const positionMs = Math.min(time(booking.updatedAt), reachMs);
 		if (Number.isNaN(cursorMs) || positionMs > cursorMs) cursorMs = positionMs;
 	}

@@ -124,7 +124,11 @@ export function trimKnownTracking(
 				(state.status === 'confirmed' && state.startMs > nowMs && counts.upcoming++ < MAX_UPCOMING);
 			return [{ key, text, updatedMs, held, reread: !held && rereads(updatedMs) }];
 		});
-	const rereadTimes = entries.filter((entry) => entry.reread).map((entry) => entry.updatedMs);
+	// Only changes at or before the position count: one stamped ahead of n8n's clock is kept until the clock passes it
+	// (bounded by time, not count), so the cut never moves the next reading past n8n's clock.
+	const rereadTimes = entries
+		.filter((entry) => entry.reread && !(entry.updatedMs > cursorMs))
+		.map((entry) => entry.updatedMs);
 	// Too many to keep: the oldest go, every one stamped alike with them too, so the next reading can start after them.
 	const rereadCutMs =
 		rereadTimes.length > MAX_IN_OVERLAP

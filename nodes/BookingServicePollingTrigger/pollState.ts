@@ -5,7 +5,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { PollState } from './changes';
 import { keyOf } from './known';
-import type { Scan } from './scan';
+import type { Scan } from './scanState';
 
 interface Owner {
 	workflowId: string;

@@ -5,9 +5,13 @@ import { createHash } from 'crypto';
 
 import type { Page } from '../shared/paging';
 import type { BookingEvent, PollState } from './changes';
-import { afterScan, detectChanges, MAX_AHEAD_MS, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
+import { detectChanges, SETTLE_SLACK_MS, updatedSinceFor } from './changes';
 import type { ListedBooking } from './known';
 import { OVERLAP_MS, time } from './known';
+import type { Scan } from './scanState';
+import { latest, reachOf, withScan } from './scanState';
+
+export type { Scan };
 
 /** Pages per chunk, of PAGE_SIZE bookings (the service's largest page). */
 export const CHUNK_PAGES = 10;
@@ -16,33 +20,6 @@ export const PAGE_SIZE = 100;
 export const MAX_CHANGES_PER_POLL = 5_000;
 /** Requests one poll may send; discovery of a larger backlog continues at the next poll. */
 export const MAX_PAGES_PER_POLL = 200;
-
-export interface Scan {
-	/** The updatedSince of every page of this scan (null: everything). */
-	from: string | null;
-	/** The newest updatedAt on the scan's first page; null until it was read. */
-	top: string | null;
-	/** The page cursor where each chunk not yet reported starts, oldest chunk last; '' is the first page. */
-	marks: string[];
-	discovering: boolean;
-	/** The newest updatedAt among the chunks already reported; null before the first. */
-	floor: string | null;
-	/**
-	 * The changes listed first in the chunk reported last (each booking's state, hashed): a run of changes stamped
-	 * alike is not read twice. By state, not id: one of them changed since and stamped into the chunk being read is a
-	 * change to report, not the end of the chunk.
-	 */
-	edge: string[];
-	/**
-	 * The newest change let go during this scan. It counts only once the scan is done: a booking cancelled while n8n
-	 * was down is first seen late in the scan, and bookings changed after it may be let go before.
-	 */
-	forgotten?: string | null;
-	/** When the first page was read (n8n's clock, ms): the scan's newest change settles an overlap after. */
-	readAt?: number;
-	/** Whether the first chunk within an overlap of `top` was read an overlap and a slack after `readAt` (see afterScan). */
-	topSettles?: boolean;
-}
 
 export type PageReader<B> = (from: string | null, cursor: string | undefined) => Promise<Page<B>>;
 
@@ -111,7 +88,14 @@ export async function scanChanges<B extends ListedBooking>(
 		const topCutMs = topMs - (scan.topSettles ? 0 : OVERLAP_MS);
 		const rereads = (updatedMs: number) =>
 			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS && !(updatedMs < floorMs)) || updatedMs >= topCutMs;
-		const detected = detectChanges(state, items, rereads, Number.isNaN(topMs) ? undefined : topMs);
+		// Unfinished: the chunks still to report list again everything from this chunk's newest change up. Finishing: the
+		// next scan starts an overlap before the position, which lags the top when the newest changes were not news.
+		const remainsFrom =
+			scan.marks.length > 1
+				? newestInChunk === undefined ? Number.NaN : time(newestInChunk)
+				: time(state.cursor) - OVERLAP_MS;
+		const keeps = (updatedMs: number) => rereads(updatedMs) || updatedMs >= remainsFrom;
+		const detected = detectChanges(state, items, keeps, Number.isNaN(topMs) ? undefined : topMs);
 		scan.forgotten = latest(scan.forgotten, detected.state.forgotten);
 		state = { ...detected.state, forgotten: state.forgotten ?? null };
 		events.push(...detected.events);
@@ -139,12 +123,13 @@ export async function scanChanges<B extends ListedBooking>(
 		fromStoredCursor = cursor !== undefined;
 		passed = [];
 		for (let read = 0; read < pageCount; read++) {
+			const askedAt = (limits.now ?? Date.now)();
 			const page = await readPage(scan.from, cursor);
 			fromStoredCursor = false;
 			pages++;
 			if (scan.top === null) {
 				scan.top = newest(page.items) ?? null;
-				scan.readAt = (limits.now ?? Date.now)();
+				scan.readAt = askedAt;
 			}
 			const floorMs = time(scan.floor);
 			const topMs = time(scan.top);
@@ -166,7 +151,11 @@ export async function scanChanges<B extends ListedBooking>(
 					`The Booking Service returned a page cursor it had returned before; stopped to avoid an endless loop`,
 				);
 			}
-			passed.push(page.nextCursor);
+			if (items.length === 0 && passed.length === 0) {
+				// Only changes newer than the scan's top so far (stamped after it began): nothing of this scan starts here.
+				scan.marks[scan.marks.length - 1] = page.nextCursor;
+				progressed = true;
+			} else passed.push(page.nextCursor);
 			cursor = page.nextCursor;
 		}
 		return { items, ended: false };
@@ -180,7 +169,7 @@ export async function scanChanges<B extends ListedBooking>(
 				scan.discovering = false;
 				report(chunk.items);
 			} else {
-				scan.marks.push(passed[passed.length - 1]);
+				if (passed.length > 0) scan.marks.push(passed[passed.length - 1]);
 				progressed = true;
 			}
 		}
@@ -216,30 +205,6 @@ export async function scanChanges<B extends ListedBooking>(
 		return { events, state: withScan(state, scan), failure: { error, afterProgress: progressed } };
 	}
 	return { events, state: withScan(state, scan) };
-}
-
-function withScan(state: PollState, scan: Scan): PollState {
-	const next = { ...state };
-	delete next.scan;
-	if (scan.discovering || scan.marks.length > 0) {
-		next.scan = scan;
-		return next;
-	}
-	next.forgotten = latest(state.forgotten, scan.forgotten);
-	return scan.top === null || scan.readAt === undefined
-		? next
-		: afterScan(next, reachOf(scan) ?? scan.top, scan.readAt, scan.topSettles === true);
-}
-
-/** The scan's newest change, or n8n's clock when it read it plus MAX_AHEAD_MS if the service stamped it later. */
-function reachOf(scan: Scan): string | null {
-	if (scan.top === null || scan.readAt === undefined) return scan.top;
-	return time(scan.top) > scan.readAt + MAX_AHEAD_MS ? new Date(scan.readAt + MAX_AHEAD_MS).toISOString() : scan.top;
-}
-
-function latest(a: string | null | undefined, b: string | null | undefined): string | null {
-	if (!b) return a ?? null;
-	return !a || time(b) > time(a) ? b : a;
 }
 
 /** A booking's listed state in 11 characters (66 bits of SHA-256). */

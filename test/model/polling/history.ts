@@ -11,7 +11,7 @@ import type { Simulator } from '../../simulator/index.ts';
 import { Coverage } from '../coverage.ts';
 import { virtualTime } from '../virtual-time.ts';
 import type { HistorySettings } from './world.ts';
-import { PollingWorld, startsOf } from './world.ts';
+import { halfHoursOf, PollingWorld, startsOf } from './world.ts';
 
 export const BUDGETS = {
 	none: false,
@@ -42,7 +42,7 @@ export async function runHistory(
 	const world = new PollingWorld(sim, settingsNow, coverage);
 	for (const [index, slug] of settings.before.entries()) {
 		const start = startsOf(slug)[startsOf(slug).length - 1 - index];
-		world.used.add(start);
+		for (const half of halfHoursOf(slug, start)) world.used.add(half);
 		const booking = sim.control.book({ slug, start, email: `before${index}@example.com` });
 		world.bookings.push({ id: booking.id, slug, status: booking.status, start, originalStart: start });
 		world.changed(booking);

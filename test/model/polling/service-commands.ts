@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { Booking } from '../../simulator/index.ts';
 import { virtualTime } from '../virtual-time.ts';
 import type { PollingWorld, TrackedBooking } from './world.ts';
-import { startsOf } from './world.ts';
+import { halfHoursOf, startsOf } from './world.ts';
 
 export type Model = Record<string, never>;
 export type Command = fc.AsyncCommand<Model, PollingWorld>;
@@ -30,10 +30,12 @@ export class Book implements Command {
 	}
 	check = () => true;
 	async run(_m: Model, world: PollingWorld) {
-		const free = startsOf(this.slug).filter((start) => !world.used.has(start));
+		const free = startsOf(this.slug).filter((start) =>
+			halfHoursOf(this.slug, start).every((half) => !world.used.has(half)),
+		);
 		const start = free[this.pick % free.length];
 		virtualTime.advance(this.gapMs);
-		world.used.add(start);
+		for (const half of halfHoursOf(this.slug, start)) world.used.add(half);
 		const booking = world.sim.control.book({
 			slug: this.slug,
 			start,
@@ -99,9 +101,11 @@ export class Change implements Command {
 				case 'fail payment':
 					return control.payment(target.id, { outcome: 'not_completed' });
 				case 'reschedule': {
-					const free = startsOf(target.slug).filter((start) => !world.used.has(start));
+					const free = startsOf(target.slug).filter((start) =>
+						halfHoursOf(target.slug, start).every((half) => !world.used.has(half)),
+					);
 					const start = free[(this.which * 7) % free.length];
-					world.used.add(start);
+					for (const half of halfHoursOf(target.slug, start)) world.used.add(half);
 					return control.reschedule(target.id, { start, by: 'booker' });
 				}
 				case 'reschedule back':

@@ -33,6 +33,15 @@ export interface HistorySettings {
 }
 
 /** Starts far enough ahead that the clock never reaches them in a history: April 2026, in UTC. */
+/**
+ * The half hours a booking of `slug` at `start` takes: both event types share one host, so a career-coaching hour
+ * also takes the intro-call slots it covers.
+ */
+export function halfHoursOf(slug: TrackedBooking['slug'], start: string): string[] {
+	const startMs = Date.parse(start);
+	return slug === 'career-coaching' ? [start, new Date(startMs + 30 * MINUTE).toISOString()] : [start];
+}
+
 export function startsOf(slug: TrackedBooking['slug']): string[] {
 	const starts: string[] = [];
 	for (let day = 1; day <= 30; day++) {
