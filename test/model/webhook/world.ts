@@ -60,7 +60,7 @@ export class WebhookWorld extends Accounts {
 	readonly front = new FrontDoor(() => this.live.map((process) => process.address));
 	readonly #store: StaticDataStore = { text: '{}' };
 	/** The race's re-activation (a background delivery can start it mid-step): main ends it before the next (un)publish. */
-	#racing: Promise<unknown> | undefined;
+	#racing: Promise<'ok' | 'failed'> | undefined;
 	#eventsSeen: number[] = [];
 	#nowMs: number;
 
