@@ -67,7 +67,7 @@ describe('polling trigger, model-based', () => {
 				await fc.assert(
 					fc.asyncProperty(
 						settingsArbitrary,
-						fc.commands(pollingCommands, { maxCommands: 25, size: 'max' }),
+						fc.commands(pollingCommands, { maxCommands: 25, size: 'max', replayPath: run.replayPath }),
 						(settings, commands) => runHistory(sim, scheduler, settings, commands, coverage),
 					),
 					run.parameters,

@@ -10,6 +10,8 @@ export interface ModelRun {
 	parameters: Parameters<unknown>;
 	/** True in a long run: the caller prints its coverage. */
 	long: boolean;
+	/** fc.commands' replayPath (the counterexample's replayPath="…"): without it a path replay of commands fails. */
+	replayPath: string | undefined;
 }
 
 export function modelRun(defaults: { runs: number; seed: number }): ModelRun {
@@ -19,5 +21,6 @@ export function modelRun(defaults: { runs: number; seed: number }): ModelRun {
 	return {
 		parameters: { numRuns: runs, seed, ...(path ? { path } : {}), endOnFailure: process.env.BOOKING_MODEL_NO_SHRINK !== undefined, verbose: 1 },
 		long: process.env.BOOKING_MODEL_RUNS !== undefined,
+		replayPath: process.env.BOOKING_MODEL_REPLAY_PATH,
 	};
 }

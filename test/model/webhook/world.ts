@@ -59,6 +59,8 @@ export class WebhookWorld extends Accounts {
 	readonly sentBodies = new Set<string>();
 	readonly front = new FrontDoor(() => this.live.map((process) => process.address));
 	readonly #store: StaticDataStore = { text: '{}' };
+	/** The race's re-activation (a background delivery can start it mid-step): main ends it before the next (un)publish. */
+	#racing: Promise<'ok' | 'failed'> | undefined;
 	#eventsSeen: number[] = [];
 	#nowMs: number;
 
@@ -111,6 +113,11 @@ export class WebhookWorld extends Accounts {
 
 	/** n8n activates the workflow; a failure is n8n's (it cleans up and shows the error), not the test's. */
 	async activate(mode: 'activate' | 'init' | 'update'): Promise<'ok' | 'failed'> {
+		await this.#racing;
+		return await this.#activateNow(mode);
+	}
+
+	async #activateNow(mode: 'activate' | 'init' | 'update'): Promise<'ok' | 'failed'> {
 		try {
 			await this.harness.activate(mode);
 			this.active = true;
@@ -125,6 +132,7 @@ export class WebhookWorld extends Accounts {
 
 	/** The user unpublishes: what the delete removed is the user's choice, pending deliveries included. */
 	async unpublish(): Promise<void> {
+		await this.#racing;
 		this.markUnpublished();
 		const productionUrl = this.harness.productionUrl;
 		for (const account of this.accounts) {
@@ -203,7 +211,10 @@ export class WebhookWorld extends Accounts {
 			const race = this.race;
 			this.race = undefined;
 			// Main re-activates after this process loaded static data for a request and before the node saw it.
-			if (race !== undefined && this.published) race(role, await this.activate('update'));
+			if (race !== undefined && this.published) {
+				this.#racing = this.#activateNow('update');
+				race(role, await this.#racing);
+			}
 			if (this.answersToLose === 0) return;
 			this.answersToLose -= 1;
 			await new Promise((resolve) => setTimeout(resolve, DELIVERY_TIMEOUT_MS + 100));
