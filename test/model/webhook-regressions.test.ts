@@ -31,7 +31,7 @@ afterAll(async () => {
 /** The command of that name, as the model generates it (each arbitrary is a constant or a map of a small number). */
 function step(name: string): Command {
 	for (const arbitrary of commandArbitraries) {
-		const found = fc.sample(arbitrary, { numRuns: 100, seed: 37 }).find((command) => command.toString() === name);
+		const found = fc.sample(arbitrary, { numRuns: 2_000, seed: 37 }).find((command) => command.toString() === name);
 		if (found !== undefined) return found;
 	}
 	throw new Error(`no command ${name}`);
@@ -67,4 +67,21 @@ it('seed 4242: a re-activation racing a test listen ends before the unpublish, w
 	// The race must have happened, or the history proves nothing.
 	const raced = 'race: re-activation (ok) during a request to main';
 	expect(await replay(history, [raced, 'test listen: started'])).toEqual({ found: [], missing: [] });
+});
+
+// `npm run model -- --runs 5000 --seed 5300 webhook` (after 493 histories), shrunk: after a rotation and a sustained
+// flood, the credential is switched to another account and cannot be read twice; a forged request, then a booking in
+// the new account: a flood's replay of that booking's creation ran (a checked run, chk_…) at the old account's
+// subscription. Likely the key state remembered as "rotated" outlives the switch. Open: it.fails.
+it.fails('seed 5300: after a rotation, a flood and an account switch, no forged request runs', async () => {
+	const history = [
+		'rotateKey',
+		'flood({"count":35,"several":false,"sustained":true})',
+		'switchAccount',
+		'credentialUnreadable(×1)',
+		'credentialUnreadable(×1)',
+		'forge(made up, 0)',
+		'book',
+	];
+	expect((await replay(history, [])).found).toEqual([]);
 });
