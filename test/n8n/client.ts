@@ -319,9 +319,18 @@ export function connectN8n(connection: N8nConnection): N8nClient {
 		},
 
 		listNodeTypes: async () => {
-			const names = async (file: string) => {
-				const types = (await call(`${baseUrl}/types/${file}`, 'GET', { cookie }, undefined)) as Array<{ name: string }>;
-				return types.map((type) => type.name);
+			// n8n rewrites these files after a community package install; read mid-write, one is cut short: read again.
+			const names = async (file: string): Promise<string[]> => {
+				const deadline = Date.now() + 15_000;
+				for (;;) {
+					try {
+						const types = (await call(`${baseUrl}/types/${file}`, 'GET', { cookie }, undefined)) as Array<{ name: string }>;
+						return types.map((type) => type.name);
+					} catch (error) {
+						if (!(error instanceof SyntaxError) || Date.now() > deadline) throw error;
+						await sleep(250);
+					}
+				}
 			};
 			return { nodes: await names('nodes.json'), credentials: await names('credentials.json') };
 		},
