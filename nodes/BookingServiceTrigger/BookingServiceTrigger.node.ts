@@ -1,18 +1,7 @@
-import type {
-	IHookFunctions,
-	IWebhookFunctions,
-	IWebhookResponseData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { IHookFunctions, IWebhookFunctions, IWebhookResponseData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import {
-	bookingEventOptions,
-	bookingEventsSubtitle,
-	eventTypesFilterOption,
-	nameLanguageOption,
-} from '../shared/descriptions';
+import { bookingEventOptions, bookingEventsSubtitle, eventTypesFilterOption, nameLanguageOption } from '../shared/descriptions';
 import { CREDENTIAL_TEST_METHOD, testBookingServiceCredential } from '../shared/credentialTest';
 import { searchEventTypes } from '../shared/eventTypeSearch';
 import { subscribe, subscriptionExists, unsubscribe } from './lifecycle';

@@ -9,7 +9,7 @@ import type { Booking, NameLanguage } from '../shared/booking';
 import { readEventTypesFilter } from '../shared/descriptions';
 import { IN_THE_APP } from '../shared/setupTexts';
 import { workBudget } from './budget';
-import { checkedEventId, factOf, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
+import { checkedEventId, factOf, keyPrint, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
 import type { KeyState, Proof } from './memory';
 import { isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
@@ -29,7 +29,7 @@ export interface DeliveryEnvelope {
 
 const UNVERIFIABLE = 'its signature cannot be checked (the API key changed)';
 
-type UnverifiedRequest = { rawBody: RawBody; header: SignatureHeader; stored: StoredSubscription; nowMs: number };
+type Unverified = { rawBody: RawBody; header: SignatureHeader; stored: StoredSubscription; nowMs: number; print: string };
 
 /** Long enough for any real id, short enough that a hostile body cannot bloat a log line. */
 const MAX_EVENT_ID_LENGTH = 200;
@@ -126,20 +126,27 @@ async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription
 		const account = await accountOf(context);
 		const failure = 'failure' in account ? (account.failure as Error).message : undefined;
 		if (failure !== undefined) return { unknown: `the service did not say whose the API key is: ${failure}` };
-		state = (account as { accountId: string }).accountId === stored.accountId ? 'rotated' : 'switched';
+		const same = (account as { accountId: string }).accountId === stored.accountId;
+		state = same ? { rotated: keyPrint(credential) } : 'switched';
 	}
 	secretMemory.remember(stored, stored.sealedSecret, state, nowMs);
 	return { state, fresh: true };
 }
 
 /** After a key rotation: runs only what the service's booking shows happened since the subscription existed. */
-async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header, stored, nowMs }: UnverifiedRequest) {
+async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header, stored, nowMs, print }: Unverified) {
 	const envelope = parseDeliveryEnvelope(rawBody);
 	if ('problem' in envelope) return refuse(context, `${UNVERIFIABLE}, and ${envelope.problem}`);
 	const problem = uncheckable(envelope, header, nowMs);
 	if (problem !== undefined) return refuse(context, `${UNVERIFIABLE}, and ${problem}`);
 	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
-	const confirmed = await confirmWithService(context, envelope, oldestDeliverable(stored, nowMs), nowMs);
+	// Read only with the key proven to be of the subscription's account: after a switch, forgotten and asked again.
+	const keyHolds = async () => {
+		const same = await readCredential(context).then((credential) => keyPrint(credential) === print, () => false);
+		if (!same) secretMemory.forget(stored, stored.sealedSecret);
+		return same;
+	};
+	const confirmed = await confirmWithService(context, envelope, oldestDeliverable(stored, nowMs), nowMs, keyHolds);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
 	// Told once where the builder looks, as a failed execution, only on a request whose fact ran already (a retry or
 	// a copy): a builder who republishes at once then loses no delivery. uncheckable() let only facts through.
@@ -172,10 +179,10 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 	const nowMs = Date.now();
 	const key = await keyStateOf(context, stored, nowMs);
 	if ('unknown' in key) return refuse(context, key.unknown);
-	if (key.state === 'rotated') {
+	if (typeof key.state === 'object' && 'rotated' in key.state) {
 		const message = `the credential's API key changed (same account): each delivery is checked by reading its booking from the service. Unpublish and publish the workflow to renew its webhook subscription ${stored.id}.`;
 		if (key.fresh) log(context, 'info', message);
-		return await answerUnverifiable(context, { rawBody, header, stored, nowMs });
+		return await answerUnverifiable(context, { rawBody, header, stored, nowMs, print: key.state.rotated });
 	}
 	if (key.state === 'switched') {
 		// Shown once a minute as a failed execution, where the workflow's owner looks; n8n calls no hook for an edited

@@ -93,8 +93,11 @@ export const KEY_CHANGE_TTL_MS = 60_000;
 /** Far more than the subscriptions of any real n8n; only static data's sealed values can open, which no sender adds. */
 export const SECRETS_KEPT = 5_000;
 
-/** The signing secret, or why the credential's key cannot open it: a new key of the same account, or another account. */
-export type KeyState = { secret: string } | 'rotated' | 'switched';
+/** The signing secret, or why the credential's key cannot open it: a new key (the credential's print), or another account. */
+export type KeyState = { secret: string } | { rotated: string } | 'switched';
+/** Which key and Base URL a 'rotated' state was proven for, so a switch made since is noticed rather than inherited. */
+export const keyPrint = (credential: { apiKey: string; baseUrl?: string }) =>
+	createHash('sha256').update(JSON.stringify([credential.apiKey, credential.baseUrl])).digest('base64url');
 
 const keyOf = (binding: SecretBinding, sealed: string) => JSON.stringify([binding.workflowId, binding.nodeId, sealed]);
 
@@ -116,8 +119,12 @@ export class SecretMemory {
 	}
 
 	remember(binding: SecretBinding, sealed: string, state: KeyState, nowMs: number): void {
-		const untilMs = nowMs + (typeof state === 'string' ? KEY_CHANGE_TTL_MS : OPENED_SECRET_TTL_MS);
+		const untilMs = nowMs + (typeof state === 'object' && 'secret' in state ? OPENED_SECRET_TTL_MS : KEY_CHANGE_TTL_MS);
 		setAsNewest(this.#entries, keyOf(binding, sealed), { state, untilMs }, this.#maxEntries);
+	}
+
+	forget(binding: SecretBinding, sealed: string): void {
+		this.#entries.delete(keyOf(binding, sealed));
 	}
 
 	get size(): number {

@@ -82,10 +82,13 @@ export async function confirmWithService(
 	envelope: DeliveryEnvelope,
 	sinceMs: number,
 	nowMs: number,
+	keyHolds: () => Promise<boolean>,
 ): Promise<{ booking: IDataObject } | { problem: string }> {
 	const bookingId = String(envelope.data.booking.id);
+	const switched = 'the credential changed since its key was found to be of the subscription\'s account';
 	let booking: unknown;
 	if (workBudget.take(scopeOf(context), nowMs)) {
+		if (!(await keyHolds())) return { problem: switched };
 		try {
 			booking = await requestOnce(context, { method: 'GET', path: `/bookings/${bookingId}` });
 		} catch (error) {
@@ -93,6 +96,7 @@ export async function confirmWithService(
 		}
 	} else {
 		const listing = await changeListings.read(scopeOf(context), nowMs, async () => {
+			if (!(await keyHolds())) throw new Error(switched);
 			const qs = { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt', limit: MAX_PAGE_SIZE };
 			const page = await requestOnce<{ items?: IDataObject[] }>(context, { method: 'GET', path: '/bookings', qs });
 			return Array.isArray(page?.items) ? page.items : [];

@@ -147,8 +147,8 @@ describe('SecretMemory: what the credential’s key makes of each sealed secret'
 
 	it('remembers a key that cannot open the secret (rotated, or another account) for a minute, then asks again', () => {
 		const memory = new SecretMemory(10);
-		memory.remember(binding, 'v1.sealed', 'rotated', 1_000);
-		expect(memory.get(binding, 'v1.sealed', 1_000 + KEY_CHANGE_TTL_MS - 1)).toBe('rotated');
+		memory.remember(binding, 'v1.sealed', { rotated: 'print' }, 1_000);
+		expect(memory.get(binding, 'v1.sealed', 1_000 + KEY_CHANGE_TTL_MS - 1)).toEqual({ rotated: 'print' });
 		expect(memory.get(binding, 'v1.sealed', 1_000 + KEY_CHANGE_TTL_MS)).toBeUndefined();
 		memory.remember(binding, 'v1.sealed', 'switched', 0);
 		expect(memory.get(binding, 'v1.sealed', 0)).toBe('switched');
@@ -163,7 +163,7 @@ describe('SecretMemory: what the credential’s key makes of each sealed secret'
 		memory.remember(of('c'), 'v1.c', { secret: 'secret-c' }, 0);
 		expect(memory.get(of('b'), 'v1.b', 0)).toBeUndefined();
 		expect(memory.get(of('a'), 'v1.a', 0)).toEqual({ secret: 'secret-a' });
-		for (let index = 0; index < 50_000; index++) memory.remember({ workflowId: `wf_${index}`, nodeId: 'n' }, `v1.${index}`, 'rotated', 0);
+		for (let index = 0; index < 50_000; index++) memory.remember({ workflowId: `wf_${index}`, nodeId: 'n' }, `v1.${index}`, { rotated: 'print' }, 0);
 		expect(memory.size).toBe(2);
 	});
 
