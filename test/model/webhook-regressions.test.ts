@@ -72,11 +72,12 @@ it('seed 4242: a re-activation racing a test listen ends before the unpublish, w
 // `npm run model -- --runs 5000 --seed 5300 webhook` (after 493 histories), shrunk: after a rotation and a sustained
 // flood, the credential is switched to another account and cannot be read twice; a forged request, then a booking in
 // the new account: a flood's replay of that booking's creation ran (a checked run, chk_…) at the old account's
-// subscription. Likely the key state remembered as "rotated" outlives the switch. Open: it.fails.
+// subscription. Likely the key state remembered as "rotated" outlives the switch. Open: it.fails. The run's flood was
+// 35; past the per-trigger share of look-ups (20 since finding 4) the replay is refused for budget, which hides it.
 it.fails('seed 5300: after a rotation, a flood and an account switch, no forged request runs', async () => {
 	const history = [
 		'rotateKey',
-		'flood({"count":35,"several":false,"sustained":true})',
+		'flood({"count":15,"several":false,"sustained":true})',
 		'switchAccount',
 		'credentialUnreadable(×1)',
 		'credentialUnreadable(×1)',
