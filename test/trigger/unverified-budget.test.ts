@@ -90,7 +90,7 @@ const SHAPES: Array<[string, Shape]> = [
 ];
 
 describe(`what forged requests at rotated triggers cost the API key: at most ${UNVERIFIED_REQUESTS_PER_MINUTE} requests in any minute`, () => {
-	it.each(SHAPES)('%s', async (_name, shape) => {
+	it.each(SHAPES)('%s', async (name, shape) => {
 		const triggers = [];
 		for (let index = 0; index < shape.triggers; index++) triggers.push(await activeTrigger());
 		const newKey = sim.control.createKey('readWrite').key;
@@ -109,9 +109,10 @@ describe(`what forged requests at rotated triggers cost the API key: at most ${U
 		sim.control.clearFaults();
 		const sent = sim.control.requests().filter((request) => request.seq > firstSeq);
 		const minutes = (Date.now() - started) / 60_000;
-		process.stdout.write(`[unverified bound] ${_name}: ${sent.length} requests over ${minutes.toFixed(1)} min, busiest minute ${busiestMinute(sent.map((request) => Date.parse(request.at)))}\n`);
+		const busiest = busiestMinute(sent.map((request) => Date.parse(request.at))); // the simulator's clock is n8n's here
+		process.stdout.write(`[unverified bound] ${name}: ${sent.length} requests over ${minutes.toFixed(1)} min, busiest minute ${busiest}\n`);
 		expect(sent.length).toBeGreaterThan(0);
-		expect(busiestMinute(sent.map((request) => Date.parse(request.at)))).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
 		expect(sent.length).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE * Math.max(1, Math.ceil(minutes)));
 	}, 120_000);
 });
