@@ -86,3 +86,12 @@ it.fails('seed 5300: after a rotation, a flood and an account switch, no forged 
 	];
 	expect((await replay(history, [])).found).toEqual([]);
 });
+
+// `npm run model -- --runs 500 --seed 77 webhook` (after 346 histories), shrunk; the same on the node code from before
+// finding 4's budget change (so not caused by it): a re-activation raced, a booking, the credential switched to
+// another account, re-activated, the credential unreadable once: at the end, the first account's subscription is left
+// active where the reference tolerates none. Not triaged yet. Open: it.fails.
+it.fails('seed 77: after a raced re-activation and an account switch, no subscription is left behind', async () => {
+	const history = ['raceReactivation', 'book', 'switchAccount', 'reactivate', 'credentialUnreadable(×1)'];
+	expect((await replay(history, [])).found).toEqual([]);
+});
