@@ -1,5 +1,5 @@
-// What work for requests not yet verified may cost, in this process's memory like memory.ts: the budget for credential
-// reads and look-ups, and the listing of the last changes that confirms deliveries once floods have spent it.
+// What work for requests not yet verified may cost, in this process's memory like memory.ts: one budget for all they
+// make the node send the service, each trigger's share, and the listing of the last changes serving a flooded trigger.
 import type { IDataObject } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
@@ -24,23 +24,25 @@ export class TokenBucket {
 		return this.#tokens;
 	}
 
-	take(nowMs: number): boolean {
-		return this.available(nowMs) >= 1 && this.#tokens-- >= 1;
+	take(nowMs: number, keepHalf = false): boolean {
+		return this.available(nowMs) >= 1 + (keepHalf ? this.#limits.burst / 2 : 0) && this.#tokens-- >= 1;
 	}
 }
 
-/** The process's bucket bounds a flood spread over any number of triggers; a third each for one trigger. */
-export const PROCESS_BUDGET: BudgetLimits = { burst: 100, perSecond: 10 };
-export const TRIGGER_BUDGET: BudgetLimits = { burst: 30, perSecond: 3 };
+/** The contract does not show the key's rate limit: what unverified requests may cost it per process, in any 60 s. */
+export const UNVERIFIED_REQUESTS_PER_MINUTE = 90;
+/** A burst for the deliveries of many triggers at n8n's start; the rest of the bound refilled over each minute. */
+export const PROCESS_BUDGET: BudgetLimits = { burst: 60, perSecond: (UNVERIFIED_REQUESTS_PER_MINUTE - 60) / 60 };
 
 /** Unverified requests' credential reads and look-ups; a share per trigger keeps one URL's flood from starving the rest. */
 export class WorkBudget {
-	readonly #process: TokenBucket;
+	/** The process's bucket (changeListings.budget); look-ups leave half to listings and GET /me, each for a trigger. */
+	readonly process: TokenBucket;
 	readonly #shares = new Map<string, TokenBucket>();
 	readonly #perTrigger: BudgetLimits;
 
-	constructor(processLimits: BudgetLimits = PROCESS_BUDGET, perTrigger: BudgetLimits = TRIGGER_BUDGET) {
-		this.#process = new TokenBucket(processLimits);
+	constructor(process = new TokenBucket(PROCESS_BUDGET), perTrigger: BudgetLimits = { burst: 20, perSecond: 0.2 }) {
+		this.process = process;
 		this.#perTrigger = perTrigger;
 	}
 
@@ -48,8 +50,8 @@ export class WorkBudget {
 	take(scope: string, nowMs: number, shareOnly = false): boolean {
 		const share = this.#shares.get(scope) ?? new TokenBucket(this.#perTrigger);
 		setAsNewest(this.#shares, scope, share, 1_000);
-		if (share.available(nowMs) < 1 || (!shareOnly && this.#process.available(nowMs) < 1)) return false;
-		return share.take(nowMs) && (shareOnly || this.#process.take(nowMs));
+		if (share.available(nowMs) < 1 || (!shareOnly && !this.process.take(nowMs, true))) return false;
+		return share.take(nowMs);
 	}
 
 	get sharesTracked(): number {
@@ -60,19 +62,18 @@ export class WorkBudget {
 /** How long a trigger's listing of the last changes serves (serviceCheck.confirmWithService); the triggers kept. */
 export const LISTING_REFRESH_MS = 10_000;
 export const LISTINGS_KEPT = 32;
-/** Listings read per process beyond each trigger's one per LISTING_REFRESH_MS: many flooded triggers at once. */
-export const LISTING_BUDGET: BudgetLimits = { burst: 20, perSecond: 2 };
 
 /** Per trigger, the bookings the service listed as changed last, by id; undefined when the listing failed. */
 export class ChangeListings {
 	readonly #byScope = new Map<string, { takenMs: number; listing: Promise<Map<string, IDataObject> | undefined> }>();
-	readonly #budget = new TokenBucket(LISTING_BUDGET);
+	/** Every request unverified ones make the node send the service (workBudget's too); a listing may spend it all. */
+	readonly budget = new TokenBucket(PROCESS_BUDGET);
 
 	/** Undefined when the listing failed, or was read before `notBeforeMs` (it may predate the change asked about). */
 	async read(scope: string, nowMs: number, list: () => Promise<IDataObject[]>, notBeforeMs = -Infinity) {
 		let entry = this.#byScope.get(scope);
 		const stale = entry === undefined || nowMs - entry.takenMs >= LISTING_REFRESH_MS || nowMs < entry.takenMs;
-		if (stale && this.#budget.take(nowMs)) {
+		if (stale && this.budget.take(nowMs)) {
 			const byId = (bookings: IDataObject[]) => new Map(bookings.map((booking) => [String(booking.id), booking]));
 			entry = { takenMs: nowMs, listing: list().then(byId, () => undefined) };
 			setAsNewest(this.#byScope, scope, entry, LISTINGS_KEPT);
@@ -85,5 +86,5 @@ export class ChangeListings {
 	}
 }
 
-export const workBudget = new WorkBudget();
 export const changeListings = new ChangeListings();
+export const workBudget = new WorkBudget(changeListings.budget);

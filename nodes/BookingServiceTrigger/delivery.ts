@@ -28,6 +28,7 @@ export interface DeliveryEnvelope {
 }
 
 const UNVERIFIABLE = 'its signature cannot be checked (the API key changed)';
+const TOO_MANY = 'too many unverified requests arrived';
 
 type Unverified = { rawBody: RawBody; header: SignatureHeader; stored: StoredSubscription; nowMs: number; print: string };
 
@@ -116,14 +117,13 @@ type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
 async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
 	const remembered = secretMemory.get(stored, stored.sealedSecret, nowMs);
 	if (remembered !== undefined) return { state: remembered, fresh: false };
-	if (!workBudget.take(scopeOf(context), nowMs, true))
-		return { unknown: 'too many unverified requests arrived to read the credential now' };
+	if (!workBudget.take(scopeOf(context), nowMs, true)) return { unknown: `${TOO_MANY} to read the credential now` };
 	const credential = await readCredential(context).catch((error: Error) => ({ unreadable: error.message }));
 	if ('unreadable' in credential) return { unknown: `its credential could not be read: ${credential.unreadable}` };
 	const secret = openSecret(stored.sealedSecret, credential.apiKey, stored);
 	let state: KeyState = secret === undefined ? 'switched' : { secret };
 	if (secret === undefined && 'baseUrl' in credential && credential.baseUrl === stored.baseUrl) {
-		const account = await accountOf(context);
+		const account = workBudget.process.take(nowMs) ? await accountOf(context) : { failure: new Error(TOO_MANY) };
 		const failure = 'failure' in account ? (account.failure as Error).message : undefined;
 		if (failure !== undefined) return { unknown: `the service did not say whose the API key is: ${failure}` };
 		const same = (account as { accountId: string }).accountId === stored.accountId;

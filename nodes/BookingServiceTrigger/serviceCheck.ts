@@ -73,9 +73,8 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 }
 
 /**
- * The booking as the service has it now, if it shows the event happened: by id while the look-up budget lasts, then
- * from the listing of the last changes (read once per LISTING_REFRESH_MS per trigger), only one read after the event:
- * an older one may show the booking before this change, so the service's retry is left to find a fresh one.
+ * The booking as the service has it now, if it shows the event happened: looked up while the budget allows, else from
+ * its trigger's listing of the last changes, if read after the event (an older one may predate it: a retry reads anew).
  */
 export async function confirmWithService(
 	context: IWebhookFunctions,

@@ -73,16 +73,26 @@ it('seed 4242: a re-activation racing a test listen ends before the unpublish, w
 // flood, the credential is switched to another account and cannot be read twice; a forged request, then a booking in
 // the new account: a flood's replay of that booking's creation ran (a checked run, chk_…) at the old account's
 // subscription: the key state remembered as "rotated" outlived the switch, so the booking was read with the new
-// account's key. Fixed: the checked path reads only with the key the rotation was proven for.
+// account's key. Fixed: the checked path reads only with the key the rotation was proven for. The run's flood was 35;
+// past the per-trigger share of look-ups (20 since the flood budget) the replay is refused for budget, which hid it.
 it('seed 5300: after a rotation, a flood and an account switch, no forged request runs', async () => {
 	const history = [
 		'rotateKey',
-		'flood({"count":35,"several":false,"sustained":true})',
+		'flood({"count":15,"several":false,"sustained":true})',
 		'switchAccount',
 		'credentialUnreadable(×1)',
 		'credentialUnreadable(×1)',
 		'forge(made up, 0)',
 		'book',
 	];
+	expect((await replay(history, [])).found).toEqual([]);
+});
+
+// `npm run model -- --runs 500 --seed 77 webhook` (after 346 histories), shrunk; the same on the node code from before
+// finding 4's budget change (so not caused by it): a re-activation raced, a booking, the credential switched to
+// another account, re-activated, the credential unreadable once: at the end, the first account's subscription is left
+// active where the reference tolerates none. Not triaged yet. Open: it.fails.
+it.fails('seed 77: after a raced re-activation and an account switch, no subscription is left behind', async () => {
+	const history = ['raceReactivation', 'book', 'switchAccount', 'reactivate', 'credentialUnreadable(×1)'];
 	expect((await replay(history, [])).found).toEqual([]);
 });

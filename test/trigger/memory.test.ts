@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { storeUndeleted } from '../../nodes/BookingServiceTrigger/records.ts';
 import {
 	ChangeListings,
-	LISTING_BUDGET,
 	LISTING_REFRESH_MS,
 	LISTINGS_KEPT,
+	PROCESS_BUDGET,
 	TokenBucket,
 	WorkBudget,
 } from '../../nodes/BookingServiceTrigger/budget.ts';
@@ -191,18 +191,17 @@ describe('WorkBudget: work for requests not yet verified', () => {
 		expect(takenOf(bucket, 100, 0)).toBe(0);
 	});
 
-	it("a flood at one trigger empties only its share; the process's bucket bounds all of them together", () => {
-		const budget = new WorkBudget({ burst: 10, perSecond: 2 }, { burst: 4, perSecond: 1 });
+	it("a flood at one trigger empties only its share; look-ups take half the process's bucket, listings the rest", () => {
+		const budget = new WorkBudget(new TokenBucket({ burst: 12, perSecond: 2 }), { burst: 4, perSecond: 1 });
 		let flooded = 0;
 		for (let index = 0; index < 100; index++) if (budget.take('a', 0)) flooded += 1;
 		expect(flooded).toBe(4);
 		expect(budget.take('b', 0)).toBe(true);
 		let spread = 0;
 		for (let index = 0; index < 1_000; index++) if (budget.take(`t${index}`, 0)) spread += 1;
-		expect(flooded + 1 + spread).toBe(10);
-		let later = 0;
-		for (let index = 0; index < 1_000; index++) if (budget.take(`u${index}`, 1_000)) later += 1;
-		expect(later).toBe(2);
+		expect(flooded + 1 + spread).toBe(6);
+		expect(takenOf(budget.process, 100, 0)).toBe(6); // listings and GET /me: to the last token
+		expect(takenOf(budget.process, 100, 1_000)).toBe(2);
 	});
 
 	it('tracks the shares of at most 1,000 triggers', () => {
@@ -244,13 +243,13 @@ describe('ChangeListings: the listing of the last changes that a flood cannot ma
 		expect((await listings.read('trigger', LISTING_REFRESH_MS, list, 1_000))?.has('b1')).toBe(true);
 	});
 
-	it(`keeps the listings of ${LISTINGS_KEPT} triggers, and reads at most ${LISTING_BUDGET.burst} at once across triggers`, async () => {
+	it(`keeps the listings of ${LISTINGS_KEPT} triggers, and reads at most ${PROCESS_BUDGET.burst} at once across triggers`, async () => {
 		const listings = new ChangeListings();
 		let reads = 0;
 		const list = async () => [{ id: String(++reads) }];
 		for (let index = 0; index < 100; index++) await listings.read(`trigger-${index}`, 0, list);
-		expect(reads).toBe(LISTING_BUDGET.burst);
-		expect(listings.size).toBe(LISTING_BUDGET.burst);
+		expect(reads).toBe(PROCESS_BUDGET.burst);
+		expect(listings.size).toBe(LISTINGS_KEPT);
 		for (let index = 0; index < 100; index++) await listings.read(`trigger-${index}`, 100_000 + index * 1_000, list);
 		expect(listings.size).toBe(LISTINGS_KEPT);
 	});

@@ -1,6 +1,6 @@
-// Red team of the webhook trigger's checked window (issue 37). Each finding is an `it.fails` whose assertion states
-// only what the builder is promised, so it passes while the defect exists and flips once it is fixed (all but 4 are
-// fixed: plain `it`s).
+// Red team of the webhook trigger's checked window (issue 37). Each finding was an `it.fails` whose assertion states
+// only what the builder is promised, so it passed while the defect existed and flipped once fixed; all are fixed now
+// (plain `it`s). What forged floods of any size and spread cost the API key: unverified-budget.test.ts.
 //
 // Tried and held (the first four are plain `it`s in red-team-held.test.ts):
 // - a genuine delivery captured at one rotated trigger, replayed to another of the account under new ids: once each;
@@ -12,7 +12,7 @@
 // - the same key at a new Base URL still opens the secret: signed deliveries run (right, though the docs call any
 //   Base URL change "switched");
 // - not testable in one worker: replays to another queue-mode process or after a restart run again (R19-9, known),
-//   and every process has its own budget, so N webhook processes multiply the look-ups of finding 4 by N.
+//   and every process has its own budget, so N webhook processes may cost the key N times finding 4's bound.
 import { describe, expect, it } from 'vitest';
 import { ROTATION_NOTICE_AFTER_MS } from '../../nodes/BookingServiceTrigger/memory.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
@@ -102,7 +102,9 @@ describe('red team findings (issue 37)', () => {
 		expect(runKinds(fifth)).toEqual(['booking.created']);
 	}, 60_000);
 
-	it.fails('4: forged floods at rotated triggers leave the API key’s rate limit to the builder (GET /me is not 429)', async () => {
+	// Fixed: everything unverified requests make the node send (look-ups, listings, GET /me) comes out of one process
+	// budget, UNVERIFIED_REQUESTS_PER_MINUTE; look-ups leave half of it to the listings that serve whole triggers.
+	it('4: forged floods at rotated triggers leave the API key’s rate limit to the builder (GET /me is not 429)', async () => {
 		sim.control.setRateLimit({ requests: 600, perSeconds: 60 }); // the simulator's stand-in for the service's budget
 		try {
 			const triggers = [await activeTrigger(), await activeTrigger(), await activeTrigger(), await activeTrigger()];
@@ -114,7 +116,7 @@ describe('red team findings (issue 37)', () => {
 				advance(70); // 800 forged requests in 56 s, about 14 a second over four triggers
 				await flood(triggers[index % triggers.length], 1);
 			}
-			// Defect: the look-ups the forgeries caused spent the key's budget; the builder's own request is refused.
+			// The defect was: the look-ups the forgeries caused spent the key's budget; the builder's own request got 429.
 			expect((await fetch(`${sim.baseUrl}/me`, { headers: { authorization: `Bearer ${newKey}` } })).status).toBe(200);
 		} finally {
 			sim.control.setRateLimit(false);

@@ -1,6 +1,9 @@
-// The budget for work done for requests not yet verified (a credential read, a booking look-up): a flood at one
-// trigger never keeps a genuine delivery refused, and never starves another trigger. 500 triggers: forged-flood.test.ts.
+// The budget for work done for requests not yet verified (a credential read, a booking look-up, a listing, GET /me): a
+// flood at one trigger never keeps a genuine delivery refused, and never starves another trigger; whatever a flood's
+// size and spread, what it makes the node send the service stays within the stated bound. 500 triggers:
+// forged-flood.test.ts.
 import { describe, expect, it } from 'vitest';
+import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, rotationSetup } from './rotation-support.ts';
 
@@ -64,4 +67,52 @@ describe('forged floods', () => {
 		expect(other.answers.map((answer) => answer.status)).toEqual([200]);
 		expect(other.executions).toHaveLength(1);
 	}, 60_000);
+});
+
+/** The most requests in any 60 s of `times` (epoch ms, any order). */
+function busiestMinute(times: number[]): number {
+	const sorted = [...times].sort((a, b) => a - b);
+	let most = 0;
+	for (let first = 0, last = 0; last < sorted.length; last++) {
+		while (sorted[last] - sorted[first] >= 60_000) first += 1;
+		most = Math.max(most, last - first + 1);
+	}
+	return most;
+}
+
+type Shape = { triggers: number; requests: number; gapMs: (index: number) => number; failing?: boolean };
+const SHAPES: Array<[string, Shape]> = [
+	['one trigger, 20 a second for 75 s', { triggers: 1, requests: 1_500, gapMs: () => 50 }],
+	['four triggers, 14 a second for 107 s (red team 4)', { triggers: 4, requests: 1_500, gapMs: () => 70 }],
+	['ten triggers, bursts of 100 at once every 40 s', { triggers: 10, requests: 1_500, gapMs: (index) => (index % 100 === 99 ? 40_000 : 0) }],
+	['six triggers, irregular gaps of 0–3 s', { triggers: 6, requests: 1_000, gapMs: (index) => ((index * 7_919) % 13) * 250 }],
+	['six triggers, the service failing GET /me and listings (nothing remembered)', { triggers: 6, requests: 1_000, gapMs: () => 100, failing: true }],
+];
+
+describe(`what forged requests at rotated triggers cost the API key: at most ${UNVERIFIED_REQUESTS_PER_MINUTE} requests in any minute`, () => {
+	it.each(SHAPES)('%s', async (name, shape) => {
+		const triggers = [];
+		for (let index = 0; index < shape.triggers; index++) triggers.push(await activeTrigger());
+		const newKey = sim.control.createKey('readWrite').key;
+		for (const trigger of triggers) trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		sim.control.revokeKey(sim.apiKeys.readWrite);
+		const booking = await bookLatest(newKey); // some forgeries name it: their look-ups find it
+		if (shape.failing) for (const path of ['/me', '/bookings']) sim.control.addFault({ method: 'GET', path, count: 1e6, kind: 'status', status: 500 });
+		const firstSeq = sim.control.requests().at(-1)?.seq ?? 0;
+		const started = Date.now();
+		for (let index = 0; index < shape.requests; index++) {
+			advance(shape.gapMs(index));
+			const id = index % 3 === 0 ? booking.id : (index + 1).toString(16).padStart(24, 'b');
+			const body = forgedBody(index % 2 === 0 ? 'booking.created' : 'booking.cancelled', { id });
+			await triggers[index % triggers.length].post(body, { 'Service-Signature': signFromScratch('guess', body) });
+		}
+		sim.control.clearFaults();
+		const sent = sim.control.requests().filter((request) => request.seq > firstSeq);
+		const minutes = (Date.now() - started) / 60_000;
+		const busiest = busiestMinute(sent.map((request) => Date.parse(request.at))); // the simulator's clock is n8n's here
+		process.stdout.write(`[unverified bound] ${name}: ${sent.length} requests over ${minutes.toFixed(1)} min, busiest minute ${busiest}\n`);
+		expect(sent.length).toBeGreaterThan(0);
+		expect(busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(sent.length).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE * Math.max(1, Math.ceil(minutes)));
+	}, 120_000);
 });

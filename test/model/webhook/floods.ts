@@ -6,7 +6,7 @@ import type { WebhookWorld } from './world.ts';
 import type { ForgeryKind } from './forgeries.ts';
 import { forgery } from './forgeries.ts';
 
-/** Requests per burst: past one trigger's burst (30); spread over four triggers, past the process's (100) alone. */
+/** Requests per burst: past one trigger's share of look-ups (20); over four triggers, past the process's (30). */
 export const FLOOD_SIZES = [35, 110] as const;
 /** Other triggers flooded beside the workflow, per process. */
 const OTHERS = 3;
