@@ -80,11 +80,16 @@ it('seed 5300: after a rotation and an account switch, a flood naming the new ac
 	expect((await replay(history, [])).found).toEqual([]);
 });
 
-// `npm run model -- --runs 500 --seed 77 webhook` (after 346 histories), shrunk; the same on the node code from before
-// finding 4's budget change (so not caused by it): a re-activation raced, a booking, the credential switched to
-// another account, re-activated, the credential unreadable once: at the end, the first account's subscription is left
-// active where the reference tolerates none. Not triaged yet. Open: it.fails.
-it.fails('seed 77: after a raced re-activation and an account switch, no subscription is left behind', async () => {
+// `npm run model -- --runs 500 --seed 77 webhook` (after 346 histories), shrunk: the race's re-activation, started by a
+// background delivery (the booking, to the first account's subscription) while the user's re-activation after the
+// account switch was under way, ran alongside it: both read the static data naming the first account's subscription,
+// both subscribed in the second account, the later record overwrote the earlier, and the unpublish could not delete a
+// subscription nothing recorded (left in account 1, the account switched to, so no tolerance of the docs applies).
+// A flaw of the world, not of the node: main's activations now run one after another (world.ts #activateNow), as
+// activate() and unpublish() already waited for the race's.
+it('seed 77: after a raced re-activation and an account switch, no subscription is left behind', async () => {
 	const history = ['raceReactivation', 'book', 'switchAccount', 'reactivate', 'credentialUnreadable(×1)'];
-	expect((await replay(history, [])).found).toEqual([]);
+	// The race must have happened, or the history proves nothing.
+	const raced = 'race: re-activation (ok) during a request to main';
+	expect(await replay(history, [raced])).toEqual({ found: [], missing: [] });
 });

@@ -61,6 +61,8 @@ export class WebhookWorld extends Accounts {
 	readonly #store: StaticDataStore = { text: '{}' };
 	/** The race's re-activation (a background delivery can start it mid-step): main ends it before the next (un)publish. */
 	#racing: Promise<'ok' | 'failed'> | undefined;
+	/** Main's activations, chained (see #activateNow). */
+	#activations: Promise<unknown> = Promise.resolve();
 	#eventsSeen: number[] = [];
 	#nowMs: number;
 
@@ -117,7 +119,17 @@ export class WebhookWorld extends Accounts {
 		return await this.#activateNow(mode);
 	}
 
+	/**
+	 * Main's activations run one after another: the race is a request against a re-activation, and activate() and
+	 * unpublish() already wait for the race's; a race a background delivery starts during the user's activation waits too.
+	 */
 	async #activateNow(mode: 'activate' | 'init' | 'update'): Promise<'ok' | 'failed'> {
+		const turn = this.#activations.then(async () => await this.#activateOnce(mode));
+		this.#activations = turn;
+		return await turn;
+	}
+
+	async #activateOnce(mode: 'activate' | 'init' | 'update'): Promise<'ok' | 'failed'> {
 		try {
 			await this.harness.activate(mode);
 			this.active = true;
