@@ -147,8 +147,11 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	);
 	// Model seed 5300 (both schedulers, a 5,000-history run on the merged code), shrunk: two bookings made before
 	// activation; right after it, one marked no-show (1 ms late), then moved (2 ms late), two notes edits (1 and 2 ms
-	// late), a poll a minute later: the booking's last change (confirmed, moved) is never reported. Open: it.fails.
-	it.fails('right after activation, a booking marked no-show then moved, written 1–2 ms late: its last change is reported', async () => {
+	// late), a poll a minute later: "the booking's last change (confirmed, moved) is never reported". A flaw of the
+	// reference, not the node: the second notes edit, 2 ms late, is stamped like the move, so two versions shared status,
+	// times and stamp and the reference matched the trigger's one item (the booking as it ended) to the earlier.
+	// Versions are now told apart by the booker's notes too.
+	it('right after activation, a booking marked no-show then moved, written 1–2 ms late: its last change is reported', async () => {
 		await runHistory(sim, scheduler, { ...none, before: ['intro-call', 'intro-call'] }, [
 			new Change('no-show', 0, 1, 1),
 			new Change('reschedule', 0, 2, 2),

@@ -15,6 +15,9 @@ export interface Version {
 	start: string;
 	end: string;
 	updatedAt: string;
+	/** The booker's notes: two versions with the same status, times and stamp (a write late by a millisecond or two) are
+	 * told apart by them. */
+	bookerNotes: string | null;
 	/** Made after the activation poll read the service (false: history the trigger must not report). */
 	afterActivation: boolean;
 	/** How many changes of other bookings the service had made before this version (for the 500 let go). */
@@ -40,11 +43,15 @@ export class PollingReference {
 			start: booking.start,
 			end: booking.end,
 			updatedAt: booking.updatedAt,
+			bookerNotes: booking.bookerNotes,
 			afterActivation: this.activated,
 			changesBefore: this.changes,
 		};
 		// Two changes in one millisecond that differ only in other fields are one Updated event (documented limit).
-		if (list.length > 0 && key(list[list.length - 1]) === key(version)) return;
+		if (list.length > 0 && key(list[list.length - 1]) === key(version)) {
+			list[list.length - 1].bookerNotes = version.bookerNotes;
+			return;
+		}
 		list.push(version);
 		this.versions.set(booking.id, list);
 		this.changes += 1;
@@ -75,7 +82,9 @@ export class PollingReference {
 			if (eventIds.has(json.eventId)) failures.push(`${where}: eventId ${json.eventId} twice`);
 			eventIds.add(json.eventId);
 			const list = this.versions.get(json.booking.id) ?? [];
-			const at = list.findIndex((version) => key(version) === key(json.booking));
+			const at = list.findLastIndex(
+				(version) => key(version) === key(json.booking) && version.bookerNotes === json.booking.bookerNotes,
+			);
 			if (at < 0) {
 				failures.push(`${where}: a state the service never had`);
 				continue;
