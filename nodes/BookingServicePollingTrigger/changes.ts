@@ -216,7 +216,5 @@ export function detectChanges<B extends ListedBooking>(
 	}
 
 	const cursor = Number.isNaN(cursorMs) ? state.cursor : new Date(cursorMs).toISOString();
-	// Whatever else the caller keeps, the next scan lists again everything within an overlap of this position.
-	const keeps = rereads && ((updatedMs: number) => rereads(updatedMs) || updatedMs >= cursorMs - OVERLAP_MS);
-	return { events, state: withKnown({ ...state, cursor }, known, keeps) };
+	return { events, state: withKnown({ ...state, cursor }, known, rereads) };
 }

@@ -88,8 +88,8 @@ export async function scanChanges<B extends ListedBooking>(
 		const topCutMs = topMs - (scan.topSettles ? 0 : OVERLAP_MS);
 		const rereads = (updatedMs: number) =>
 			(updatedMs >= fromMs && updatedMs <= fromMs + OVERLAP_MS && !(updatedMs < floorMs)) || updatedMs >= topCutMs;
-		// Unfinished: the chunks still to report list again everything from this chunk's newest change up (and, whether
-		// finished or not, the next scan starts an overlap before the position: detectChanges keeps that).
+		// Unfinished: the chunks still to report list again everything from this chunk's newest change up. Finished: the
+		// next scan starts an overlap before the top (withScan moves the position there), which `rereads` keeps.
 		const remainsFrom = scan.marks.length > 1 ? time(newestInChunk) : Number.NaN;
 		const keeps = (updatedMs: number) => rereads(updatedMs) || updatedMs >= remainsFrom;
 		const detected = detectChanges(state, items, keeps, Number.isNaN(topMs) ? undefined : topMs);

@@ -39,9 +39,13 @@ export function withScan(state: PollState, scan: Scan): PollState {
 		return next;
 	}
 	next.forgotten = latest(state.forgotten, scan.forgotten);
-	return scan.top === null || scan.readAt === undefined
-		? next
-		: afterScan(next, reachOf(scan) ?? scan.top, scan.readAt, scan.topSettles === true);
+	if (scan.top === null || scan.readAt === undefined) return next;
+	// The scan read everything up to its top: the position is there even when the change at the top was not reported
+	// (not news, or changed again since and left to the next scan), so the next scan starts no earlier than the chunks
+	// expected when they let changes go.
+	const reach = reachOf(scan) ?? scan.top;
+	next.cursor = latest(next.cursor, reach);
+	return afterScan(next, reach, scan.readAt, scan.topSettles === true);
 }
 
 /** The scan's newest change, or n8n's clock when it asked for it if the service stamped it later. */
