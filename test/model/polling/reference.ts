@@ -15,9 +15,11 @@ export interface Version {
 	start: string;
 	end: string;
 	updatedAt: string;
-	/** The booker's notes: two versions with the same status, times and stamp (a write late by a millisecond or two) are
-	 * told apart by them. */
-	bookerNotes: string | null;
+	/**
+	 * The booker's notes it had: two versions with the same status, times and stamp (a write late by a millisecond or
+	 * two) are told apart by them; a version merged with a later edit in its millisecond had each.
+	 */
+	notes: Array<string | null>;
 	/** Made after the activation poll read the service (false: history the trigger must not report). */
 	afterActivation: boolean;
 	/** How many changes of other bookings the service had made before this version (for the 500 let go). */
@@ -43,13 +45,13 @@ export class PollingReference {
 			start: booking.start,
 			end: booking.end,
 			updatedAt: booking.updatedAt,
-			bookerNotes: booking.bookerNotes,
+			notes: [booking.bookerNotes],
 			afterActivation: this.activated,
 			changesBefore: this.changes,
 		};
 		// Two changes in one millisecond that differ only in other fields are one Updated event (documented limit).
 		if (list.length > 0 && key(list[list.length - 1]) === key(version)) {
-			list[list.length - 1].bookerNotes = version.bookerNotes;
+			list[list.length - 1].notes.push(booking.bookerNotes);
 			return;
 		}
 		list.push(version);
@@ -83,7 +85,7 @@ export class PollingReference {
 			eventIds.add(json.eventId);
 			const list = this.versions.get(json.booking.id) ?? [];
 			const at = list.findLastIndex(
-				(version) => key(version) === key(json.booking) && version.bookerNotes === json.booking.bookerNotes,
+				(version) => key(version) === key(json.booking) && version.notes.includes(json.booking.bookerNotes),
 			);
 			if (at < 0) {
 				failures.push(`${where}: a state the service never had`);

@@ -133,9 +133,17 @@ export class PollingWorld {
 		this.emitted.push(...items);
 	}
 
-	/** The lowest stamp a change may carry and still be promised (after activation, within the overlap). */
+	/**
+	 * The lowest stamp a change may carry and still be promised: after activation, within the overlap of the newest
+	 * change, and written less than two minutes after it (docs' limit "Changes written late"; also a service clock
+	 * that stepped back: everything it stamps then is written late).
+	 */
 	get earliestPromisedStampMs(): number {
-		return Math.max(this.activationStampMs + 1, this.newestStampMs - WITHIN_OVERLAP_MS);
+		return Math.max(
+			this.activationStampMs + 1,
+			this.newestStampMs - WITHIN_OVERLAP_MS,
+			virtualTime.t - WITHIN_OVERLAP_MS,
+		);
 	}
 
 	/** A calm service: faults and limits gone, time moves on; polls until two in a row (3 min apart) find nothing. */
