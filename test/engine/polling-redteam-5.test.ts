@@ -9,7 +9,7 @@ import { afterEach, describe, it, vi } from 'vitest';
 import { useTestSimulator } from '../harness/fixtures.ts';
 import type { PollScheduler } from '../harness/poller.ts';
 import { BurstThenFaultyPoll } from '../model/polling/commands.ts';
-import { runHistory } from '../model/polling/history.ts';
+import { checkStoredState, runHistory } from '../model/polling/history.ts';
 import { Lifecycle, Poll, ServiceClockStep } from '../model/polling/n8n-commands.ts';
 import { Book, Burst, Change } from '../model/polling/service-commands.ts';
 import type { PollingWorld } from '../model/polling/world.ts';
@@ -54,21 +54,7 @@ class Spread implements fc.AsyncCommand<Record<string, never>, PollingWorld> {
 class CheckBound implements fc.AsyncCommand<Record<string, never>, PollingWorld> {
 	check = () => true;
 	async run(_model: Record<string, never>, world: PollingWorld) {
-		const bookings = world.sim.control.bookings();
-		const remembered = bookings.filter(
-			(booking) =>
-				['held', 'awaiting_payment'].includes(booking.status) ||
-				(booking.status === 'confirmed' && Date.parse(booking.start) > virtualTime.serviceNow),
-		).length;
-		const stamps = bookings.map((booking) => Date.parse(booking.updatedAt)).sort((a, b) => a - b);
-		let largest = 0;
-		for (let end = 0, begin = 0; end < stamps.length; end++) {
-			while (stamps[end] - stamps[begin] > 2 * 60_000) begin++;
-			largest = Math.max(largest, end - begin + 1);
-		}
-		const bound = 64 * (remembered + 500 + largest) + 4_096;
-		const bytes = world.harness.storedStateBytes;
-		if (bytes > bound) throw new Error(`mid-drain: stored state ${bytes} bytes, more than the stated ${bound}`);
+		checkStoredState(world, 'mid-drain: stored state');
 	}
 	toString = () => 'CheckBound';
 }
@@ -108,7 +94,7 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 
 	// 30,000 changes, 1,000 every 12 s, drained a poll a minute: what n8n stores after each poll stays within the bound
 	// the model reads from the docs (on the replaced rule of 942879b it reached 555 KB mid-drain, 7× this code's).
-	// The two largest histories run on the memory scheduler only (20–50 s each): npm test stays about five minutes.
+	// The two largest histories run on the memory scheduler only (20–50 s each), to keep npm test's time down.
 	it.runIf(scheduler === 'memory')('30,000 changes spread over six minutes, drained at a poll a minute: the stored state stays within its bound at every poll', async () => {
 		const polls = Array.from({ length: 12 }, () => [new Poll(0, undefined), new CheckBound()]).flat();
 		await runHistory(sim, scheduler, { ...none, before: [] }, [new Spread(1_000, 30, 12_000), ...polls]);
@@ -209,8 +195,8 @@ describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) 
 	}, 180_000);
 
 	// Past MAX_IN_OVERLAP (50,000) in one millisecond, the booking on top edited mid-scan, so the finished scan's
-	// position comes from its top, not from a change it reported; the 50,000 cut (withKnown) applies. Explicit polls first: discovery-only polls are quiet, and the drain stops
-	// after two quiet polls.
+	// position comes from its top, not from a change it reported; the 50,000 cut (withKnown) applies. Explicit polls
+	// first: discovery-only polls are quiet, and the drain stops after two quiet polls.
 	it.runIf(scheduler === 'memory')('60,000 changes in one millisecond, a booking on top edited mid-scan: each reported once', async () => {
 		await runHistory(sim, scheduler, { ...none, before: ['intro-call'] }, [
 			...Array.from({ length: 6 }, () => new Burst(10_000, false)),

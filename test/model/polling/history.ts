@@ -58,9 +58,16 @@ export async function runHistory(
 	coverage.history([...commands].length);
 	const failures = world.reference.check(world.emitted, true);
 	if (failures.length > 0) throw new Error(failures.slice(0, 10).join('\n'));
-	// Stated bound (docs/polling-trigger.md, "What it stores"): about 48 bytes per booking remembered — in flight,
-	// upcoming, the 500 others changed last — plus a burst of N changes within two minutes until it settles.
-	const bookings = sim.control.bookings();
+	checkStoredState(world);
+}
+
+/**
+ * Throws when what n8n stores exceeds the stated bound (docs/polling-trigger.md, "What it stores"): about 48 bytes per
+ * booking remembered — in flight, upcoming, the 500 others changed last — plus a burst of N changes within two minutes
+ * until it settles. `when` names the moment in the message (after the drain, or mid-drain).
+ */
+export function checkStoredState(world: PollingWorld, when = 'stored state'): void {
+	const bookings = world.sim.control.bookings();
 	const remembered = bookings.filter(
 		(booking) =>
 			['held', 'awaiting_payment'].includes(booking.status) ||
@@ -69,7 +76,7 @@ export async function runHistory(
 	const bound =
 		64 * (remembered + 500 + largestBurst(bookings.map((booking) => Date.parse(booking.updatedAt)))) + 4_096;
 	if (world.harness.storedStateBytes > bound)
-		throw new Error(`stored state ${world.harness.storedStateBytes} bytes, more than the stated ${bound}`);
+		throw new Error(`${when} ${world.harness.storedStateBytes} bytes, more than the stated ${bound}`);
 }
 
 /** The most changes stamped within any two minutes. */

@@ -1,10 +1,10 @@
 /**
  * The polling trigger's reference model: what the service changed and when (its own record, one version per change),
  * and what the workflow received, compared. Kept simple on purpose: a version is a booking's status, start, end and
- * updatedAt; every item must show a version made after activation, each booking's items in the order of its
- * versions with none twice, its kind told by the last version reported before it; after the final drain every
- * booking's last version was reported. A limit this tolerates is a documented one (docs/polling-trigger.md, "Limits,
- * stated plainly"), named where it is.
+ * updatedAt (and its notes, to tell apart two versions stamped alike); every item must show a version made after
+ * activation, each booking's items in the order of its versions with none twice, its kind told by the last version
+ * reported before it; after the final drain every booking's last version was reported. A limit this tolerates is a
+ * documented one (docs/polling-trigger.md, "Limits, stated plainly"), named where it is.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 

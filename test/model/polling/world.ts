@@ -13,7 +13,10 @@ import { virtualTime } from '../virtual-time.ts';
 import { PollingReference } from './reference.ts';
 
 export const MINUTE = 60_000;
-/** Documented limit: a change stamped more than two minutes before the newest one seen may be lost; stay inside. */
+/**
+ * Documented limits: a change stamped more than two minutes before the newest one seen, or written more than two
+ * minutes after its stamp, may be lost; stay inside.
+ */
 export const WITHIN_OVERLAP_MS = 110_000;
 
 export interface TrackedBooking {
