@@ -2,7 +2,7 @@
  * The polling trigger's promises where its bounded state used to break them (issue 35): a burst larger than what it
  * keeps for reading the overlap again, one change stamped ahead by the service's clock, many bookings awaiting payment
  * with a small rate budget, and a booking made and moved while one poll reads it. Each was a defect of the trigger
- * before (the test failed); each runs on both of n8n's poll schedulers.
+ * before (the test failed); each runs on both of n8n's poll schedulers, the 51,500 burst on the durable one only.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,7 +59,9 @@ afterEach(() => {
 });
 
 describe.each<PollScheduler>(['memory', 'durable'])('%s scheduler', (scheduler) => {
-	it('a burst larger than the overlap memory (an import of 51,500 within a minute, polled every minute) is reported once', async () => {
+	// On the durable scheduler only (76–98 s a scheduler, the longest test of npm test): the memory scheduler's drain
+	// past MAX_IN_OVERLAP is polling-redteam-5's 60,000 in one millisecond.
+	it.runIf(scheduler === 'durable')('a burst larger than the overlap memory (an import of 51,500 within a minute, polled every minute) is reported once', async () => {
 		vi.useFakeTimers({ toFake: ['Date'] });
 		const trigger = poller(ALL_EVENTS, undefined, { scheduler });
 		await trigger.poll();
