@@ -10,6 +10,7 @@ import { sendFlood } from './floods.ts';
 import { FrontDoor } from './front.ts';
 import { strays, switchAwayAfter } from './reference.ts';
 import { Accounts } from './accounts.ts';
+import { failCredentialReadsIn } from './credential-faults.ts';
 
 /** How long the service waits for n8n's answer to a delivery in the model (the contract's is 10 s). */
 export const DELIVERY_TIMEOUT_MS = 400;
@@ -76,7 +77,6 @@ export class WebhookWorld extends Accounts {
 	get process(): Process {
 		return this.live[0];
 	}
-
 	get harness(): TriggerHarness {
 		return this.process.harness;
 	}
@@ -119,10 +119,7 @@ export class WebhookWorld extends Accounts {
 		return await this.#activateNow(mode);
 	}
 
-	/**
-	 * Main's activations run one after another: the race is a request against a re-activation, and activate() and
-	 * unpublish() already wait for the race's; a race a background delivery starts during the user's activation waits too.
-	 */
+	/** Main's activations run one after another: a race a background delivery starts during the user's one waits too. */
 	async #activateNow(mode: 'activate' | 'init' | 'update'): Promise<'ok' | 'failed'> {
 		const turn = this.#activations.then(async () => await this.#activateOnce(mode));
 		this.#activations = turn;
@@ -208,7 +205,7 @@ export class WebhookWorld extends Accounts {
 	async #start(role: Process['role']): Promise<Process> {
 		vi.resetModules();
 		const harnessModule = (await import('../../harness/trigger.ts')) as HarnessModule;
-		this.#failCredentialReadsIn((await import('../../harness/engine.ts')) as EngineModule);
+		failCredentialReadsIn((await import('../../harness/engine.ts')) as EngineModule, this);
 		const harness = await harnessModule.startTriggerHarness({
 			baseUrl: this.sim.baseUrl,
 			apiKey: this.key,
@@ -251,24 +248,4 @@ export class WebhookWorld extends Accounts {
 	protected setCredential(): void {
 		for (const process of this.live) process.harness.setCredential({ apiKey: this.key, baseUrl: this.sim.baseUrl });
 	}
-
-	#failCredentialReadsIn(engine: EngineModule): void {
-		current = this;
-		const prototype = engine.TestCredentialsHelper.prototype as { getDecrypted: (...args: never[]) => Promise<unknown> };
-		if (patched.has(prototype)) return;
-		patched.add(prototype);
-		const read = prototype.getDecrypted;
-		prototype.getDecrypted = async function (this: unknown, ...args: never[]) {
-			if (current !== undefined && current.credentialFailures > 0) {
-				current.credentialFailures -= 1;
-				throw new Error('Could not decrypt the credential (model fault)');
-			}
-			return await read.apply(this, args);
-		};
-	}
 }
-
-// Each copy of the engine module has its own credentials helper class; each is patched once and reads the counter
-// of the history running now.
-let current: WebhookWorld | undefined;
-const patched = new WeakSet<object>();
