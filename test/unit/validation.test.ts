@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeOperationError } from 'n8n-workflow';
 
+import { ItemParameters } from '../../nodes/BookingService/helpers/validation.ts';
 import {
 	characterCount,
 	emailProblem,
 	integerProblem,
-	ItemParameters,
 	lengthProblem,
 	resourceIdProblem,
 	timeZoneProblem,
-} from '../../nodes/BookingService/helpers/validation.ts';
+} from '../../nodes/BookingService/helpers/valueRules.ts';
 import { fakeContext } from './fake-context.ts';
 
 describe('characterCount', () => {

@@ -9,7 +9,7 @@ import { bookingStatusName } from '../../shared/booking';
 import type { Booking } from '../../shared/booking';
 import { bookingServiceApiRequest } from '../../shared/transport';
 import { canonicalTimeZone, formatInZone, parseUtc } from '../../shared/time';
-import { emailProblem } from '../helpers/validation';
+import { emailProblem } from '../helpers/valueRules';
 
 export { searchEventTypes } from '../../shared/eventTypeSearch';
 

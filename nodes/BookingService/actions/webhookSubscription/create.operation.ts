@@ -4,7 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { ALL_EVENTS, BOOKING_EVENTS } from '../../../shared/booking';
 import { bookingEventOptions } from '../../../shared/descriptions';
 import { bookingServiceApiRequest } from '../../../shared/transport';
-import { characterCount, ItemParameters } from '../../helpers/validation';
+import { ItemParameters } from '../../helpers/validation';
+import { characterCount } from '../../helpers/valueRules';
 import {
 	additionalFieldsCollection,
 	optionsCollection,
