@@ -1,0 +1,78 @@
+// Red team 5: the process budget for unverified work after a key rotation (budget.ts, serviceCheck.ts). Promises under
+// attack (docs/webhook-trigger.md, "What holds"): a flood delays a genuine delivery at most until a later retry, every
+// event after a rotation runs once, and forged requests cost the key at most 90 requests a minute per process.
+import { describe, expect, it } from 'vitest';
+import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
+import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
+import { rotationSetup, runKinds } from './rotation-support.ts';
+import { budgetSteps, busiestMinute } from './red-team-budget-support.ts';
+
+const setup = rotationSetup();
+const { sim, advance, bookLatest } = setup;
+const { rotatedTriggers, flood, attempt, eventBody, sentSince, lastSeq } = budgetSteps(setup);
+
+/** The service's first attempt and its nine retries (the simulator's schedule); each is preceded by `floodMs` of forged requests. */
+const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
+
+type Case = { flooded: number; victim: 'flooded' | 'quiet'; gapMs: number; floodMs: number };
+async function playSchedule({ flooded, victim, gapMs, floodMs }: Case) {
+	const { triggers, newKey } = await rotatedTriggers(flooded + (victim === 'quiet' ? 1 : 0));
+	const target = triggers[0]; // flooded too, unless the case says quiet
+	const floodedTriggers = victim === 'quiet' ? triggers.slice(1) : triggers;
+	sim.control.setDeliveryMode({ shuffle: true }); // nothing delivered by itself: the attempts are played below
+	advance(60_000);
+	const booking = await bookLatest(newKey);
+	const body = eventBody(booking.id);
+	const firstSeq = lastSeq();
+	const statuses: number[] = [];
+	const forgedStatuses = new Set<number>();
+	for (const delayMs of SCHEDULE_MS) {
+		advance(Math.max(0, delayMs - floodMs));
+		for (const status of await flood(floodedTriggers, floodMs, gapMs)) forgedStatuses.add(status);
+		statuses.push(await attempt(target, body));
+	}
+	const sent = sentSince(firstSeq);
+	const busiest = busiestMinute(sent.map((request) => Date.parse(request.at)));
+	return { statuses, runs: runKinds(target), forgedStatuses: [...forgedStatuses], busiest, sent: sent.length };
+}
+
+describe('red team 5: floods at several rotated triggers of one process, across the service’s whole retry schedule', () => {
+	// FINDING RT5-B1. History: six triggers active, one new key of the same account put into all six credentials, the
+	// old key revoked (a rotation, no republish). A booking is made; its delivery to trigger 0 is attempted at the
+	// service's schedule (0, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 1 d, 1 d, 1 d). Before each attempt, for 8 minutes,
+	// one forged well-formed request a second (no key, no secret; a new non-existent booking id each) round-robin at
+	// triggers 1–5 (each sees one every 5 s). Trigger 0 gets no forged request. Every attempt at trigger 0 is refused
+	// (401: GET /me or the listing finds the process bucket empty), the event never runs. With four flooded triggers it
+	// holds (below). Promise broken: "A flood delays a genuine delivery at most until the service's next retry (after a
+	// key rotation, maybe a later one)" and "API key rotated: every event runs once" (docs/webhook-trigger.md).
+	it.fails('RT5-B1: five rotated triggers flooded at one request a second in all: a sixth, quiet trigger’s genuine delivery runs once', async () => {
+		const result = await playSchedule({ flooded: 5, victim: 'quiet', gapMs: 1_000, floodMs: 480_000 });
+		expect(result.forgedStatuses).toEqual([401]);
+		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(result.statuses).toContain(200);
+		expect(result.runs).toEqual(['booking.created']);
+	}, 60_000);
+
+	// FINDING RT5-B1, shorter: eight flooded triggers, ten forged requests a second for only 90 s before each attempt.
+	it.fails('RT5-B1: eight rotated triggers flooded 90 s before each attempt: a ninth, quiet trigger’s genuine delivery runs once', async () => {
+		const result = await playSchedule({ flooded: 8, victim: 'quiet', gapMs: 100, floodMs: 90_000 });
+		expect(result.forgedStatuses).toEqual([401]);
+		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(result.statuses).toContain(200);
+		expect(result.runs).toEqual(['booking.created']);
+	}, 60_000);
+
+	it('held: four rotated triggers flooded (two requests a second, 5 min before each attempt): a fifth, quiet trigger’s genuine delivery runs once', async () => {
+		const result = await playSchedule({ flooded: 4, victim: 'quiet', gapMs: 500, floodMs: 300_000 });
+		expect(result.forgedStatuses).toEqual([401]);
+		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(result.runs).toEqual(['booking.created']);
+	}, 60_000);
+
+	it('held: twenty rotated triggers flooded, the genuine delivery at one of them: its own listing confirms it; at most 90 requests a minute', async () => {
+		const result = await playSchedule({ flooded: 20, victim: 'flooded', gapMs: 50, floodMs: 60_000 });
+		expect(result.forgedStatuses).toEqual([401]);
+		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(result.runs).toEqual(['booking.created']);
+	}, 60_000);
+});
