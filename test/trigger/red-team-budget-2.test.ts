@@ -1,0 +1,71 @@
+// Red team 5, budget part 2: genuine backlogs after a key rotation (no forger at all). Promise under attack
+// (docs/webhook-trigger.md, "What holds"): "n8n down for a while: the service retries deliveries (for days); each runs
+// once when n8n is back", and after a rotation "every event runs once". The security page's limit: "a backlog of more
+// than about 30 at once (n8n's start) waits for the service's retries, where a listing confirms them".
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
+import { rotationSetup } from './rotation-support.ts';
+import { budgetSteps } from './red-team-budget-support.ts';
+
+const setup = rotationSetup();
+const { sim, advance } = setup;
+const { rotatedTriggers, attempt, sentSince, lastSeq } = budgetSteps(setup);
+
+const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
+
+/**
+ * `count` bookings cancelled by the host while n8n is down, after the rotation: their deliveries all fall due together
+ * and are retried on the same schedule, oldest first; the service stops retrying one once it is answered 2xx.
+ */
+async function backlog(count: number) {
+	const { triggers } = await rotatedTriggers(1);
+	const [trigger] = triggers;
+	sim.control.setDeliveryMode({ shuffle: true }); // n8n is down: the attempts are played below
+	advance(60_000);
+	const { ids } = sim.control.generateBookings({ count }); // silent, made before: only the cancellations are events
+	for (const id of ids) {
+		advance(100);
+		sim.control.cancel(id, { by: 'host', reason: null });
+	}
+	const events = sim.control.events().filter((event) => event.type === 'booking.cancelled' && ids.includes(event.data.booking.id));
+	let pending = events.map((event) => JSON.stringify(event));
+	const firstSeq = lastSeq();
+	const refusedPerAttempt: number[] = [];
+	for (const delayMs of SCHEDULE_MS) {
+		advance(delayMs);
+		const still: string[] = [];
+		for (const body of pending) {
+			advance(50);
+			if ((await attempt(trigger, body)) >= 300) still.push(body);
+		}
+		pending = still;
+		refusedPerAttempt.push(pending.length);
+	}
+	const runs = trigger.executions.length;
+	return { events: events.length, runs, neverRan: pending.length, refusedPerAttempt, sent: sentSince(firstSeq).length };
+}
+
+describe('red team 5: a genuine backlog after a rotation, the service’s whole retry schedule, no forger', () => {
+	it('held: 150 cancellations at once: every one runs once within the schedule', async () => {
+		const result = await backlog(150);
+		process.stdout.write(`[rt5 backlog 150] ${JSON.stringify(result)}\n`);
+		expect(result.events).toBe(150);
+		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 150, neverRan: 0 });
+	}, 60_000);
+
+	// FINDING RT5-B2 (no forger). History: one active trigger; its credential gets a new key of the same account and the
+	// old key is revoked (a rotation, no republish). n8n is down while the host cancels 300 bookings, one every 100 ms
+	// (made earlier, silently: only the cancellations are events). The service then attempts the 300 deliveries on its
+	// schedule (0, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 1 d, 1 d, 1 d), oldest first, 50 ms apart, and stops retrying
+	// each once answered 2xx. Attempt 1: the trigger's share allows 20 look-ups, then its listing (one page, the 100
+	// bookings changed last) confirms the 100 newest; every later attempt adds about 20 look-ups; the listing never shows
+	// the older ones again. 11 cancellations are refused at all ten attempts and never run (400 at once: 101 lost).
+	// Worse than the security page's limit, which says such a backlog "waits for the service's retries, where a listing
+	// confirms them". Promise broken: "n8n down for a while: … each runs once when n8n is back"; "every event runs once".
+	it.fails('RT5-B2: 300 cancellations while n8n is down after a rotation: every one runs once within the service’s retry schedule', async () => {
+		const result = await backlog(300);
+		process.stdout.write(`[rt5 backlog 300] ${JSON.stringify(result)}\n`);
+		expect(result.events).toBe(300);
+		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 300, neverRan: 0 });
+	}, 60_000);
+});
