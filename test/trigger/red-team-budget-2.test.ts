@@ -4,11 +4,12 @@
 // than about 30 at once (n8n's start) waits for the service's retries, where a listing confirms them".
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
-import { rotationSetup } from './rotation-support.ts';
+import { freeIntroCallStarts, rotateKey } from './support.ts';
+import { rotationSetup, runKinds } from './rotation-support.ts';
 import { budgetSteps } from './red-team-budget-support.ts';
 
 const setup = rotationSetup();
-const { sim, advance } = setup;
+const { sim, advance, activeTrigger, bookLatest, serviceRetries } = setup;
 const { rotatedTriggers, attempt, sentSince, lastSeq } = budgetSteps(setup);
 
 const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
@@ -68,4 +69,34 @@ describe('red team 5: a genuine backlog after a rotation, the service’s whole 
 		expect(result.events).toBe(300);
 		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 300, neverRan: 0 });
 	}, 60_000);
+});
+
+describe('red team 5: the checked path after a rotation, genuine traffic only', () => {
+	// FINDING RT5-C1 (no forger). History: trigger active; key rotated (new key of the same account in the credential,
+	// old key revoked; no republish). A booking is made (its creation runs, checked), then moved by the booker: the
+	// reschedule is delivered, confirmed by reading the booking, and runs. Then a change with no event: the host edits
+	// the notes (or the meeting takes place). The service sends the reschedule again, same event id and bytes (its
+	// answer was lost; the contract also allows a delivery more than once). The node reads the booking, whose updatedAt
+	// is now the notes edit, derives a new fact "rescheduled@<new updatedAt>" and runs the reschedule a second time.
+	// Promise broken: "An event delivered twice … runs once per n8n process"; after a rotation "every event still runs
+	// once". A checked run's event id is not stored (issue 37-3), and the signed-id guard (red-team-held.test.ts) does
+	// not apply: the reschedule ran checked.
+	it.fails.each(['notes edited', 'meeting completed'])('RT5-C1: a checked reschedule that ran, delivered again after the booking changed without an event (%s), runs once', async (change) => {
+		const trigger = await activeTrigger();
+		const [subscription] = sim.control.webhooks();
+		const newKey = rotateKey(sim, trigger);
+		const booking = await bookLatest(newKey);
+		await sim.control.drainDeliveries();
+		advance(60_000);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
+		await sim.control.drainDeliveries(); // confirmed through the service, and run
+		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.rescheduled']);
+		advance(60_000);
+		if (change === 'notes edited') sim.control.editNotes(booking.id, { notes: 'parking at the back' });
+		else sim.control.complete(booking.id);
+		const retries = await serviceRetries(trigger, 'booking.rescheduled', subscription.id, 1);
+		expect(retries).toEqual([200]);
+		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.rescheduled']);
+	});
 });
