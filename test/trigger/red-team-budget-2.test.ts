@@ -3,10 +3,13 @@
 // once when n8n is back", and after a rotation "every event runs once". The security page's limit: "a backlog of more
 // than about 30 at once (n8n's start) waits for the service's retries, where a listing confirms them".
 import { describe, expect, it } from 'vitest';
+import { startTestSimulator } from '../harness/fixtures.ts';
+import { TestCredentialsHelper } from '../harness/engine.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
-import { freeIntroCallStarts, rotateKey } from './support.ts';
+import { api, freeIntroCallStarts, rotateKey } from './support.ts';
 import { rotationSetup, runKinds } from './rotation-support.ts';
-import { budgetSteps } from './red-team-budget-support.ts';
+import { budgetSteps, noSecret } from './red-team-budget-support.ts';
+import { forgedBody } from './rotation-support.ts';
 
 const setup = rotationSetup();
 const { sim, advance, activeTrigger, bookLatest, serviceRetries } = setup;
@@ -98,5 +101,50 @@ describe('red team 5: the checked path after a rotation, genuine traffic only', 
 		const retries = await serviceRetries(trigger, 'booking.rescheduled', subscription.id, 1);
 		expect(retries).toEqual([200]);
 		expect(runKinds(trigger)).toEqual(['booking.created', 'booking.rescheduled']);
+	});
+});
+
+describe('red team 5: the account-switch fix, a credential switched in the middle of a request', () => {
+	// FINDING RT5-C2. History: trigger active in account A; key rotated (new key of A in the credential, old revoked); a
+	// booking is made and its delivery runs, checked (the rotated state is now remembered). Account B (another service
+	// account, e.g. the builder's second one) has a booking made after A's subscription existed. A forged
+	// booking.created naming B's booking (no key, no secret) arrives; while it is being checked, the credential is
+	// switched to B's key and Base URL — after keyHolds() read it (still A's new key), before the look-up's own reads
+	// (the transport reads the credential again for the Base URL and for the key). The look-up reads B's booking and
+	// the forged creation runs at A's subscription. Promise broken: "Read only with the key proven for the
+	// subscription's account … a booking of the new account never runs at the old subscription" (security page, 2).
+	it.fails('RT5-C2: a forged creation naming the new account’s booking, checked while the credential is switched, starts nothing', async () => {
+		const other = await startTestSimulator({ allowInsecureWebhookTargets: true, now: undefined, seed: 2 });
+		try {
+			const trigger = await activeTrigger();
+			const newKey = rotateKey(sim, trigger);
+			await bookLatest(newKey);
+			await sim.control.drainDeliveries(); // checked and run: the rotation is remembered for a minute
+			expect(trigger.executions).toHaveLength(1);
+			advance(2_000);
+			const { starts } = await freeIntroCallStarts(other, other.apiKeys.readWrite);
+			const eventTypeId = other.control.eventType('intro-call').id;
+			const booker = { name: 'B guest', email: 'b.guest@example.com', timezone: 'Europe/Berlin' };
+			const theirs = await api<{ id: string }>(other, 'POST', '/bookings', { eventTypeId, start: starts[0], booker }, other.apiKeys.readWrite);
+			advance(2_000);
+
+			const original = TestCredentialsHelper.prototype.getDecrypted;
+			let reads = 0;
+			TestCredentialsHelper.prototype.getDecrypted = async function (this: TestCredentialsHelper, ...args: Parameters<typeof original>) {
+				reads += 1; // the first read is keyHolds(); the builder's switch lands right after it
+				return reads === 1 ? await original.apply(this, args) : { apiKey: other.apiKeys.readWrite, baseUrl: other.baseUrl };
+			};
+			let answer: { status: number };
+			try {
+				const body = forgedBody('booking.created', { id: theirs.id });
+				answer = await trigger.post(body, noSecret(body));
+			} finally {
+				TestCredentialsHelper.prototype.getDecrypted = original;
+			}
+			expect(reads).toBeGreaterThanOrEqual(2);
+			expect({ status: answer.status, runs: trigger.executions.length }).toEqual({ status: 401, runs: 1 });
+		} finally {
+			await other.close();
+		}
 	});
 });
