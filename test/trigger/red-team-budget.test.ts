@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
 import { rotationSetup, runKinds } from './rotation-support.ts';
-import { budgetSteps, busiestMinute } from './red-team-budget-support.ts';
+import { budgetSteps, busiestMinute, noSecret } from './red-team-budget-support.ts';
+import { forgedBody } from './rotation-support.ts';
 
 const setup = rotationSetup();
 const { sim, advance, bookLatest } = setup;
@@ -33,7 +34,8 @@ async function playSchedule({ flooded, victim, gapMs, floodMs }: Case) {
 	}
 	const sent = sentSince(firstSeq);
 	const busiest = busiestMinute(sent.map((request) => Date.parse(request.at)));
-	return { statuses, runs: runKinds(target), forgedStatuses: [...forgedStatuses], busiest, sent: sent.length };
+	const refusals = new Set(target.logs.map((line) => line.message).filter((message) => message.includes('refused')).map((message) => message.replace(/[0-9a-f]{24}/g, '…')));
+	return { statuses, runs: runKinds(target), forgedStatuses: [...forgedStatuses], busiest, sent: sent.length, refusals: [...refusals] };
 }
 
 describe('red team 5: floods at several rotated triggers of one process, across the service’s whole retry schedule', () => {
@@ -42,7 +44,8 @@ describe('red team 5: floods at several rotated triggers of one process, across 
 	// service's schedule (0, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 1 d, 1 d, 1 d). Before each attempt, for 8 minutes,
 	// one forged well-formed request a second (no key, no secret; a new non-existent booking id each) round-robin at
 	// triggers 1–5 (each sees one every 5 s). Trigger 0 gets no forged request. Every attempt at trigger 0 is refused
-	// (401: GET /me or the listing finds the process bucket empty), the event never runs. With four flooded triggers it
+	// (401, logged "the service did not say whose the API key is: too many unverified requests arrived": its GET /me
+	// finds the process bucket empty), the event never runs. With four flooded triggers it
 	// holds (below). Promise broken: "A flood delays a genuine delivery at most until the service's next retry (after a
 	// key rotation, maybe a later one)" and "API key rotated: every event runs once" (docs/webhook-trigger.md).
 	it.fails('RT5-B1: five rotated triggers flooded at one request a second in all: a sixth, quiet trigger’s genuine delivery runs once', async () => {
@@ -74,5 +77,39 @@ describe('red team 5: floods at several rotated triggers of one process, across 
 		expect(result.forgedStatuses).toEqual([401]);
 		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
 		expect(result.runs).toEqual(['booking.created']);
+	}, 60_000);
+});
+
+describe('red team 5: request times gone stale in the process bucket', () => {
+	// FINDING RT5-B3. History: 24 triggers active, the key rotated for all (one new key of the account, old revoked).
+	// Every 4 s: a forged request (no key, no secret) at one of 16 triggers whose rotation is not remembered (each
+	// visited once a minute), whose GET /me the service answers in 3.5 s (within the node's 4 s deadline); while it
+	// waits, one forged request at each of the other 8 triggers. For 2 minutes. The slow request takes its next token
+	// (the look-up or listing) with its arrival time, after the others took theirs 3.5 s later: TokenBucket.available()
+	// sets #updatedMs back to that time, and the next take refills those 3.5 s a second time. The node sent the service
+	// 97 requests in one minute (and 168 in two; a bucket of 60 + 0.5/s allows 90 and 120). Promise broken: "forged
+	// requests, however many, cost your API key at most 90 requests a minute per n8n process" (docs/webhook-trigger.md).
+	it.fails('RT5-B3: forged requests whose GET /me is slow cost the API key at most 90 requests in any minute', async () => {
+		const { triggers } = await rotatedTriggers(24);
+		const [stalled, flooded] = [triggers.slice(0, 16), triggers.slice(16)];
+		const firstSeq = lastSeq();
+		let forged = 0;
+		const forge = async (trigger: (typeof triggers)[number]) => {
+			const body = forgedBody('booking.created', { id: (++forged).toString(16).padStart(24, 'd') });
+			return await trigger.post(body, noSecret(body));
+		};
+		for (let cycle = 0; cycle < 30; cycle++) {
+			sim.control.addFault({ method: 'GET', path: '/me', count: 1, kind: 'latency', latencyMs: 300 });
+			const slow = forge(stalled[cycle % stalled.length]); // its GET /me is answered 3.5 s (n8n's clock) later
+			await new Promise((resolve) => setTimeout(resolve, 30));
+			advance(3_500);
+			for (const trigger of flooded) await forge(trigger);
+			expect((await slow).status).toBe(401);
+			sim.control.clearFaults();
+			advance(500);
+		}
+		const sent = sentSince(firstSeq);
+		process.stdout.write(`[rt5 stale] sent ${sent.length} in 2 min\n`);
+		expect(busiestMinute(sent.map((request) => Date.parse(request.at)))).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
 	}, 60_000);
 });
