@@ -21,9 +21,8 @@ const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => second
  * `count` bookings cancelled by the host while n8n is down, after the rotation: their deliveries all fall due together
  * and are retried on the same schedule, oldest first; the service stops retrying one once it is answered 2xx.
  */
-async function backlog(count: number) {
-	const { triggers } = await rotatedTriggers(1);
-	const [trigger] = triggers;
+async function backlog(count: number, triggerCount = 1) {
+	const { triggers } = await rotatedTriggers(triggerCount);
 	sim.control.setDeliveryMode({ shuffle: true }); // n8n is down: the attempts are played below
 	advance(60_000);
 	const { ids } = sim.control.generateBookings({ count }); // silent, made before: only the cancellations are events
@@ -32,20 +31,20 @@ async function backlog(count: number) {
 		sim.control.cancel(id, { by: 'host', reason: null });
 	}
 	const events = sim.control.events().filter((event) => event.type === 'booking.cancelled' && ids.includes(event.data.booking.id));
-	let pending = events.map((event) => JSON.stringify(event));
+	let pending = events.flatMap((event) => triggers.map((trigger) => ({ trigger, body: JSON.stringify(event) })));
 	const firstSeq = lastSeq();
 	const refusedPerAttempt: number[] = [];
 	for (const delayMs of SCHEDULE_MS) {
 		advance(delayMs);
-		const still: string[] = [];
-		for (const body of pending) {
+		const still: typeof pending = [];
+		for (const delivery of pending) {
 			advance(50);
-			if ((await attempt(trigger, body)) >= 300) still.push(body);
+			if ((await attempt(delivery.trigger, delivery.body)) >= 300) still.push(delivery);
 		}
 		pending = still;
 		refusedPerAttempt.push(pending.length);
 	}
-	const runs = trigger.executions.length;
+	const runs = triggers.reduce((sum, trigger) => sum + trigger.executions.length, 0);
 	return { events: events.length, runs, neverRan: pending.length, refusedPerAttempt, sent: sentSince(firstSeq).length };
 }
 
@@ -71,6 +70,16 @@ describe('red team 5: a genuine backlog after a rotation, the service’s whole 
 		process.stdout.write(`[rt5 backlog 300] ${JSON.stringify(result)}\n`);
 		expect(result.events).toBe(300);
 		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 300, neverRan: 0 });
+	}, 60_000);
+
+	// FINDING RT5-B2, several triggers: three workflows of the account rotated together share the process bucket (29
+	// look-ups at once, then one every 2 s, for all three): 220 cancellations, each delivered to all three subscriptions,
+	// lose 78 deliveries (26 per trigger) across the schedule; 190 each hold.
+	it.fails('RT5-B2: 220 cancellations at three rotated triggers while n8n is down: every delivery runs once within the schedule', async () => {
+		const result = await backlog(220, 3);
+		process.stdout.write(`[rt5 backlog 3 × 220] ${JSON.stringify(result)}\n`);
+		expect(result.events).toBe(220);
+		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 660, neverRan: 0 });
 	}, 60_000);
 });
 
