@@ -1,6 +1,11 @@
 // Red team 5: the process budget for unverified work after a key rotation (budget.ts, serviceCheck.ts). Promises under
 // attack (docs/webhook-trigger.md, "What holds"): a flood delays a genuine delivery at most until a later retry, every
 // event after a rotation runs once, and forged requests cost the key at most 90 requests a minute per process.
+// Findings are `it.fails` (each states only the promise, so it passes while the defect exists): RT5-B1, RT5-B3 here;
+// RT5-B2 (genuine backlog), RT5-C1 (a checked reschedule run twice), RT5-C2 (credential switched mid-request) in
+// red-team-budget-2.test.ts. Tried and held: four flooded rotated triggers leave a quiet one's delivery running; a
+// flooded trigger's own listing confirms its genuine delivery (20 flooded); 90 a minute held in every flood here except
+// RT5-B3's slow GET /me; a genuine backlog of 150 at one trigger, or 190 at each of three, runs within the schedule.
 import { describe, expect, it } from 'vitest';
 import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
