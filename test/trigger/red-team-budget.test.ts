@@ -1,11 +1,12 @@
 // Red team 5: the process budget for unverified work after a key rotation (budget.ts, serviceCheck.ts). Promises under
 // attack (docs/webhook-trigger.md, "What holds"): a flood delays a genuine delivery at most until a later retry, every
 // event after a rotation runs once, and forged requests cost the key at most 90 requests a minute per process.
-// Findings are `it.fails` (each states only the promise, so it passes while the defect exists): RT5-B1, RT5-B3 here;
+// Findings are `it.fails` (each states only the promise, so it passes while the defect exists): RT5-B1, B3, B4 here;
 // RT5-B2 (genuine backlog), RT5-C1 (a checked reschedule run twice), RT5-C2 (credential switched mid-request) in
 // red-team-budget-2.test.ts. Tried and held: four flooded rotated triggers leave a quiet one's delivery running; a
 // flooded trigger's own listing confirms its genuine delivery (20 flooded); 90 a minute held in every flood here except
-// RT5-B3's slow GET /me; a genuine backlog of 150 at one trigger, or 190 at each of three, runs within the schedule.
+// RT5-B3's slow GET /me; a genuine backlog of 150 at one trigger, or 190 at each of three, runs within the schedule;
+// two flooded mistyped-key triggers leave a quiet rotated one's delivery running.
 import { describe, expect, it } from 'vitest';
 import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
@@ -82,6 +83,38 @@ describe('red team 5: floods at several rotated triggers of one process, across 
 		expect(result.forgedStatuses).toEqual([401]);
 		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
 		expect(result.runs).toEqual(['booking.created']);
+	}, 60_000);
+});
+
+describe('red team 5: floods at triggers whose credential holds a wrong key', () => {
+	// FINDING RT5-B4 (fewer than five triggers, none of them rotated). History: four triggers active on one key; a
+	// new key of the same account goes into trigger 0's credential, the old key is revoked (a rotation); the three others'
+	// credentials get a mistyped key on the same Base URL (it cannot open their secrets and the service answers 401 to
+	// it). A booking is made; its delivery to trigger 0 is attempted at the service's schedule. Before each attempt, for
+	// 5 minutes, one forged request a second round-robin at the three mistyped triggers. Each forged request there that
+	// its trigger's share allows (one per 5 s) spends a token on GET /me, which fails, so nothing is remembered: 36 a
+	// minute from three triggers, more than the bucket's 30. Trigger 0's GET /me finds the bucket empty at all ten
+	// attempts (401); the event never runs (two mistyped triggers: it runs). Worse than the security page's limit, which
+	// reasons that only a flood at more than four rotated triggers can do this.
+	it.fails('RT5-B4: three flooded triggers whose credential holds a mistyped key: a quiet rotated trigger’s genuine delivery runs once', async () => {
+		const { triggers, newKey } = await rotatedTriggers(4);
+		const [target, ...mistyped] = triggers;
+		for (const trigger of mistyped) trigger.setCredential({ apiKey: `${newKey.slice(0, -4)}0000`, baseUrl: sim.baseUrl });
+		sim.control.setDeliveryMode({ shuffle: true });
+		advance(60_000);
+		const booking = await bookLatest(newKey);
+		const body = eventBody(booking.id);
+		const firstSeq = lastSeq();
+		const statuses: number[] = [];
+		for (const delayMs of SCHEDULE_MS) {
+			advance(Math.max(0, delayMs - 300_000));
+			expect([...(await flood(mistyped, 300_000, 1_000))]).toEqual([401]);
+			statuses.push(await attempt(target, body));
+		}
+		const sent = sentSince(firstSeq);
+		expect(busiestMinute(sent.map((request) => Date.parse(request.at)))).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(statuses).toContain(200);
+		expect(runKinds(target)).toEqual(['booking.created']);
 	}, 60_000);
 });
 
