@@ -1,0 +1,64 @@
+// Helpers of red team 5's budget files (red-team-budget*.test.ts): several rotated triggers on one new key, floods of
+// forged well-formed requests at some of them, the service's attempts of one genuine delivery played by hand, and the
+// requests the node sent the simulator in any 60 s.
+import type { TriggerHarness } from '../harness/trigger.ts';
+import { signFromScratch } from './support.ts';
+import { forgedBody } from './rotation-support.ts';
+import type { rotationSetup } from './rotation-support.ts';
+
+export const noSecret = (body: string) => ({ 'Service-Signature': signFromScratch('attacker-has-no-secret', body) });
+
+/** The most requests in any 60 s of `times` (epoch ms, any order). */
+export function busiestMinute(times: number[]): number {
+	const sorted = [...times].sort((a, b) => a - b);
+	let most = 0;
+	for (let first = 0, last = 0; last < sorted.length; last++) {
+		while (sorted[last] - sorted[first] >= 60_000) first += 1;
+		most = Math.max(most, last - first + 1);
+	}
+	return most;
+}
+
+let forged = 0;
+export function budgetSteps({ sim, advance, activeTrigger, serviceSecretOf }: ReturnType<typeof rotationSetup>) {
+	/** `count` active triggers, then the key rotated for all (one new key of the same account, the old one revoked). */
+	async function rotatedTriggers(count: number): Promise<{ triggers: TriggerHarness[]; newKey: string }> {
+		const triggers: TriggerHarness[] = [];
+		for (let index = 0; index < count; index++) triggers.push(await activeTrigger());
+		const newKey = sim.control.createKey('readWrite').key;
+		for (const trigger of triggers) trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		sim.control.revokeKey(sim.apiKeys.readWrite);
+		return { triggers, newKey };
+	}
+
+	/** Forged creations of bookings that do not exist, round-robin over `targets`, one every `gapMs`, for `durationMs`. */
+	async function flood(targets: TriggerHarness[], durationMs: number, gapMs: number): Promise<Set<number>> {
+		const statuses = new Set<number>();
+		for (let elapsed = 0, index = 0; elapsed < durationMs; elapsed += gapMs, index++) {
+			advance(gapMs);
+			const body = forgedBody('booking.created', { id: (++forged).toString(16).padStart(24, 'c') });
+			statuses.add((await targets[index % targets.length].post(body, noSecret(body))).status);
+		}
+		return statuses;
+	}
+
+	/** One attempt of the service's delivery of `body` to `trigger`'s subscription: signed with its secret, fresh `t`. */
+	async function attempt(trigger: TriggerHarness, body: string): Promise<number> {
+		const subscriptionId = (trigger.nodeStaticData.subscription as { id: string }).id;
+		return (await trigger.post(body, { 'Service-Signature': signFromScratch(serviceSecretOf(subscriptionId), body) })).status;
+	}
+
+	/** The delivery body of the one event the simulator made for `bookingId` (the same bytes for every subscription). */
+	function eventBody(bookingId: string, type = 'booking.created'): string {
+		const event = sim.control.events().find((entry) => entry.data.booking.id === bookingId && entry.type === type);
+		return JSON.stringify(event);
+	}
+
+	/** What the node sent the simulator after request `afterSeq`. */
+	function sentSince(afterSeq: number) {
+		return sim.control.requests().filter((request) => request.seq > afterSeq);
+	}
+	const lastSeq = () => sim.control.requests().at(-1)?.seq ?? 0;
+
+	return { rotatedTriggers, flood, attempt, eventBody, sentSince, lastSeq };
+}
