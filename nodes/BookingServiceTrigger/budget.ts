@@ -1,56 +1,40 @@
-// What work for requests not yet verified may cost, in this process's memory like memory.ts: one budget for all they
-// make the node send the service, each trigger's share, and the listing of the last changes serving a flooded trigger.
+// What work for requests not yet verified may cost, in this process's memory like memory.ts: a budget per account for
+// what they make the node send it, each trigger's share, and answers that serve a flood (listings, whose a key is).
 import type { IDataObject } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
+import { TokenBucket } from '../shared/tokenBucket';
+import type { BudgetLimits } from '../shared/tokenBucket';
 
-export type BudgetLimits = { burst: number; perSecond: number };
-
-/** Tokens refilled at a rate up to a burst; a clock set back refills nothing. */
-export class TokenBucket {
-	readonly #limits: BudgetLimits;
-	#tokens: number;
-	#updatedMs = Number.NaN;
-
-	constructor(limits: BudgetLimits) {
-		this.#limits = limits;
-		this.#tokens = limits.burst;
-	}
-
-	available(nowMs: number): number {
-		const elapsedMs = Number.isNaN(this.#updatedMs) ? 0 : Math.max(0, nowMs - this.#updatedMs);
-		this.#tokens = Math.min(this.#limits.burst, this.#tokens + (elapsedMs / 1000) * this.#limits.perSecond);
-		this.#updatedMs = nowMs;
-		return this.#tokens;
-	}
-
-	take(nowMs: number, keepHalf = false): boolean {
-		return this.available(nowMs) >= 1 + (keepHalf ? this.#limits.burst / 2 : 0) && this.#tokens-- >= 1;
-	}
-}
-
-/** The contract does not show the key's rate limit: what unverified requests may cost it per process, in any 60 s. */
+/** The contract shows no rate limit: what unverified requests may cost an account (and Base URL) per process, any 60 s. */
 export const UNVERIFIED_REQUESTS_PER_MINUTE = 90;
 /** A burst for the deliveries of many triggers at n8n's start; the rest of the bound refilled over each minute. */
-export const PROCESS_BUDGET: BudgetLimits = { burst: 60, perSecond: (UNVERIFIED_REQUESTS_PER_MINUTE - 60) / 60 };
+export const ACCOUNT_BUDGET: BudgetLimits = { burst: 60, perSecond: (UNVERIFIED_REQUESTS_PER_MINUTE - 60) / 60 };
+/** Far more than the accounts or keys of any real n8n; each entry is a few numbers. */
+const KEPT = 1_000;
 
 /** Unverified requests' credential reads and look-ups; a share per trigger keeps one URL's flood from starving the rest. */
 export class WorkBudget {
-	/** The process's bucket (changeListings.budget); look-ups leave half to listings and GET /me, each for a trigger. */
-	readonly process: TokenBucket;
+	readonly #accounts = new Map<string, TokenBucket>();
 	readonly #shares = new Map<string, TokenBucket>();
 	readonly #perTrigger: BudgetLimits;
 
-	constructor(process = new TokenBucket(PROCESS_BUDGET), perTrigger: BudgetLimits = { burst: 20, perSecond: 0.2 }) {
-		this.process = process;
+	constructor(perTrigger: BudgetLimits = { burst: 20, perSecond: 0.2 }) {
 		this.#perTrigger = perTrigger;
 	}
 
-	/** `shareOnly` for a credential read (remembered per trigger): floods elsewhere must not keep it unread. */
-	take(scope: string, nowMs: number, shareOnly = false): boolean {
+	/** The bucket of requests to one account: floods at another account's triggers cannot spend it. */
+	account(account: string): TokenBucket {
+		const bucket = this.#accounts.get(account) ?? new TokenBucket(ACCOUNT_BUDGET);
+		setAsNewest(this.#accounts, account, bucket, KEPT);
+		return bucket;
+	}
+
+	/** A look-up (half the account's bucket is left to its listing); without `account`, a credential read (no request). */
+	take(scope: string, nowMs: number, account?: string): boolean {
 		const share = this.#shares.get(scope) ?? new TokenBucket(this.#perTrigger);
-		setAsNewest(this.#shares, scope, share, 1_000);
-		if (share.available(nowMs) < 1 || (!shareOnly && !this.process.take(nowMs, true))) return false;
+		setAsNewest(this.#shares, scope, share, KEPT);
+		if (share.available(nowMs) < 1 || (account !== undefined && !this.account(account).take(nowMs, true))) return false;
 		return share.take(nowMs);
 	}
 
@@ -59,32 +43,37 @@ export class WorkBudget {
 	}
 }
 
-/** How long a trigger's listing of the last changes serves (serviceCheck.confirmWithService); the triggers kept. */
-export const LISTING_REFRESH_MS = 10_000;
-export const LISTINGS_KEPT = 32;
+/** An answer per key, asked again once `ttlMs` passed (or the clock went back) and `mayAsk` allows; the last `kept`. */
+export class Answers<T> {
+	readonly #byKey = new Map<string, { askedMs: number; answer: Promise<T> }>();
 
-/** Per trigger, the bookings the service listed as changed last, by id; undefined when the listing failed. */
-export class ChangeListings {
-	readonly #byScope = new Map<string, { takenMs: number; listing: Promise<Map<string, IDataObject> | undefined> }>();
-	/** Every request unverified ones make the node send the service (workBudget's too); a listing may spend it all. */
-	readonly budget = new TokenBucket(PROCESS_BUDGET);
+	readonly ttlMs: number;
+	readonly kept: number;
 
-	/** Undefined when the listing failed, or was read before `notBeforeMs` (it may predate the change asked about). */
-	async read(scope: string, nowMs: number, list: () => Promise<IDataObject[]>, notBeforeMs = -Infinity) {
-		let entry = this.#byScope.get(scope);
-		const stale = entry === undefined || nowMs - entry.takenMs >= LISTING_REFRESH_MS || nowMs < entry.takenMs;
-		if (stale && this.budget.take(nowMs)) {
-			const byId = (bookings: IDataObject[]) => new Map(bookings.map((booking) => [String(booking.id), booking]));
-			entry = { takenMs: nowMs, listing: list().then(byId, () => undefined) };
-			setAsNewest(this.#byScope, scope, entry, LISTINGS_KEPT);
+	constructor(ttlMs: number, kept: number) {
+		this.ttlMs = ttlMs;
+		this.kept = kept;
+	}
+
+	get(key: string, nowMs: number, ask: () => Promise<T>, mayAsk = () => true) {
+		let entry = this.#byKey.get(key);
+		if ((entry === undefined || nowMs - entry.askedMs >= this.ttlMs || nowMs < entry.askedMs) && mayAsk()) {
+			entry = { askedMs: nowMs, answer: ask() };
+			setAsNewest(this.#byKey, key, entry, this.kept);
 		}
-		return entry !== undefined && entry.takenMs >= notBeforeMs ? await entry.listing : undefined;
+		return entry;
 	}
 
 	get size(): number {
-		return this.#byScope.size;
+		return this.#byKey.size;
 	}
 }
 
-export const changeListings = new ChangeListings();
-export const workBudget = new WorkBudget(changeListings.budget);
+/** Per account, the bookings it listed as changed last (serviceCheck.ts), read at most every 10 s; 16 accounts kept. */
+export const changeListings = new Answers<Map<string, IDataObject> | undefined>(10_000, 16);
+/** Whose each API key is (GET /me), a failure too: floods at the triggers of any key ask once a minute. */
+export const keyOwners = new Answers<{ accountId: string } | { failure: unknown }>(60_000, KEPT);
+/** The pages an account's listing reads at most: the first paid when asked, the others by the listing itself. */
+export const LISTING_PAGES = 5;
+
+export const workBudget = new WorkBudget();

@@ -8,13 +8,13 @@ import { isSelectedEvent, localizeBooking } from '../shared/booking';
 import type { Booking, NameLanguage } from '../shared/booking';
 import { readEventTypesFilter } from '../shared/descriptions';
 import { IN_THE_APP } from '../shared/setupTexts';
-import { workBudget } from './budget';
+import { keyOwners, workBudget } from './budget';
 import { checkedEventId, factOf, keyPrint, rotationNoticeDue, runMemory, scopeOf, secretMemory } from './memory';
 import type { KeyState, Proof } from './memory';
 import { isOwnedBy, normaliseEventSelection, ownerOf, readSubscription } from './records';
 import type { StoredSubscription } from './records';
 import { accountOf, log, readCredential } from './service';
-import { confirmWithService, oldestDeliverable, uncheckable } from './serviceCheck';
+import { confirmWithService, uncheckable } from './serviceCheck';
 import type { RawBody, SignatureHeader } from './signingSecret';
 import { openSecret, readSignatureHeader, SIGNATURE_FAILURE_MESSAGES, verifyDeliverySignature } from './signingSecret';
 
@@ -117,17 +117,24 @@ type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
 async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
 	const remembered = secretMemory.get(stored, stored.sealedSecret, nowMs);
 	if (remembered !== undefined) return { state: remembered, fresh: false };
-	if (!workBudget.take(scopeOf(context), nowMs, true)) return { unknown: `${TOO_MANY} to read the credential now` };
+	if (!workBudget.take(scopeOf(context), nowMs)) return { unknown: `${TOO_MANY} to read the credential now` };
 	const credential = await readCredential(context).catch((error: Error) => ({ unreadable: error.message }));
 	if ('unreadable' in credential) return { unknown: `its credential could not be read: ${credential.unreadable}` };
 	const secret = openSecret(stored.sealedSecret, credential.apiKey, stored);
 	let state: KeyState = secret === undefined ? 'switched' : { secret };
 	if (secret === undefined && 'baseUrl' in credential && credential.baseUrl === stored.baseUrl) {
-		const account = workBudget.process.take(nowMs) ? await accountOf(context) : { failure: new Error(TOO_MANY) };
+		const print = keyPrint(credential);
+		// Cached for the key asked about: an answer given while the credential was switched is not that key's.
+		const asked = keyOwners.get(print, nowMs, async () => {
+			const answer = await accountOf(context);
+			const same = await readCredential(context).then((now) => keyPrint(now) === print, () => false);
+			return same ? answer : { failure: new Error('the credential changed while the service was asked') };
+		});
+		const account = (await asked?.answer) ?? { failure: new Error(TOO_MANY) };
 		const failure = 'failure' in account ? (account.failure as Error).message : undefined;
 		if (failure !== undefined) return { unknown: `the service did not say whose the API key is: ${failure}` };
 		const same = (account as { accountId: string }).accountId === stored.accountId;
-		state = same ? { rotated: keyPrint(credential) } : 'switched';
+		state = same ? { rotated: print } : 'switched';
 	}
 	secretMemory.remember(stored, stored.sealedSecret, state, nowMs);
 	return { state, fresh: true };
@@ -146,12 +153,13 @@ async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header,
 		if (!same) secretMemory.forget(stored, stored.sealedSecret);
 		return same;
 	};
-	const confirmed = await confirmWithService(context, envelope, oldestDeliverable(stored, nowMs), nowMs, keyHolds);
+	const confirmed = await confirmWithService(context, envelope, stored, nowMs, keyHolds);
 	if ('problem' in confirmed) return refuse(context, `${UNVERIFIABLE}, and ${confirmed.problem}`);
 	// Told once where the builder looks, as a failed execution, only on a request whose fact ran already (a retry or
 	// a copy): a builder who republishes at once then loses no delivery. uncheckable() let only facts through.
 	const fact = factOf(envelope.type, confirmed.booking) as string;
-	const claim = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false);
+	const subject = `${String(envelope.data.booking.id)}/${envelope.type}`;
+	const claim = runMemory.claim(scopeOf(context), envelope.id, fact, 'checked', false, subject);
 	const ran = claim !== 'run';
 	if (rotationNoticeDue(JSON.stringify([scopeOf(context), stored.id]), nowMs, ran)) {
 		const notice = `The credential's API key changed: for an hour this trigger has confirmed each delivery by reading its booking from the Booking Service, because the signing secret of webhook subscription ${stored.id} was sealed with the old key. Unpublish and publish the workflow to renew the subscription. (What this delivery reports ran already. This is shown once.)`;
@@ -162,7 +170,9 @@ async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header,
 	log(context, 'info', `${confirmedEvent} from the service (the API key changed).`);
 	// Nothing the sender chose: the id derives from the fact, the time is the booking's last change.
 	const event = { id: checkedEventId(fact), type: envelope.type, createdAt: confirmed.booking.updatedAt, body: {} };
-	return answerEvent(context, { ...event, data: { booking: confirmed.booking } }, 'checked');
+	const answer = answerEvent(context, { ...event, data: { booking: confirmed.booking } }, 'checked');
+	if (answer.workflowData !== undefined) runMemory.noteChecked(scopeOf(context), envelope.id, subject);
+	return answer;
 }
 
 export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebhookResponseData> {

@@ -44,13 +44,15 @@ export class RunMemory {
 
 	/**
 	 * Checks and records in one synchronous step, so of two copies arriving together the second sees the first. A
-	 * checked request proves a fact, not an event: its event id (the sender's choice) is neither stored nor consulted,
-	 * it never runs a fact that ran, and a signed event whose fact ran from a checked request starts nothing. Two signed
-	 * events may report one fact (two changes stamped alike): both run.
+	 * checked request proves a fact, not an event: its event id (the sender's choice) is kept only once it ran, with
+	 * what it named; it never runs a fact that ran, and a signed event whose fact ran from a checked request starts
+	 * nothing. Two signed events may report one fact (two changes stamped alike): both run.
 	 */
-	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true) {
-		// Any request may consult the ids that ran signed; only a signed one records its own (a checked id is the sender's).
-		if (this.#get(this.#key(scope, `event:${eventId}`)) !== undefined) return 'repeat';
+	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true, subject?: string) {
+		// Any request may consult the ids that ran signed; only a signed one records its own (a checked id is the sender's),
+		// and a checked one that ran is known by its id and what it named (noteChecked).
+		const ran = (what: string) => this.#get(this.#key(scope, what)) !== undefined;
+		if (ran(`event:${eventId}`) || (subject !== undefined && ran(`checked:${eventId}:${subject}`))) return 'repeat';
 		const eventKey = proof === 'signed' ? this.#key(scope, `event:${eventId}`) : undefined;
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
 		const factMark = factKey === undefined ? undefined : this.#get(factKey);
@@ -62,6 +64,12 @@ export class RunMemory {
 		if (eventKey !== undefined) this.#set(eventKey, 'event');
 		if (factKey !== undefined) this.#set(factKey, proof);
 		return 'run';
+	}
+
+	/** A checked request that ran, by its id and the booking and kind it named: the service's retry of it is a repeat,
+	 * though the booking changed since without an event (RT5-C1). Only what ran is kept, so no flood can evict. */
+	noteChecked(scope: string, eventId: string, subject: string): void {
+		this.#set(this.#key(scope, `checked:${eventId}:${subject}`), 'event');
 	}
 
 	get size(): number {

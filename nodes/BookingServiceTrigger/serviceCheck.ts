@@ -3,13 +3,13 @@
 // fields. That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../shared/paging';
+import { iterateListPages, MAX_PAGE_SIZE } from '../shared/paging';
 import { isResourceId } from '../shared/resourceId';
-import { changeListings, workBudget } from './budget';
+import { changeListings, LISTING_PAGES, workBudget } from './budget';
 import type { DeliveryEnvelope } from './delivery';
 import { factOf, scopeOf } from './memory';
 import type { StoredSubscription } from './records';
-import { requestOnce } from './service';
+import { LOOKUP_TIMEOUT_MS, requestOnce } from './service';
 import { isFresh } from './signingSecret';
 import type { SignatureHeader } from './signingSecret';
 
@@ -74,36 +74,53 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 
 /**
  * The booking as the service has it now, if it shows the event happened: looked up while the budget allows, else from
- * its trigger's listing of the last changes, if read after the event (an older one may predate it: a retry reads anew).
+ * its account's listing of the last changes, if read after the event (an older one may predate it: a retry reads anew).
+ * Each read is made between two checks that the credential is still the key proven for the account (RT5-C2).
  */
 export async function confirmWithService(
 	context: IWebhookFunctions,
 	envelope: DeliveryEnvelope,
-	sinceMs: number,
+	stored: StoredSubscription,
 	nowMs: number,
 	keyHolds: () => Promise<boolean>,
 ): Promise<{ booking: IDataObject } | { problem: string }> {
 	const bookingId = String(envelope.data.booking.id);
-	const switched = 'the credential changed since its key was found to be of the subscription\'s account';
+	const switched = new Error("the credential changed since its key was found to be of the subscription's account");
+	const withKey = async <T>(read: () => Promise<T>) => {
+		if (!(await keyHolds())) throw switched;
+		const answer = await read();
+		if (!(await keyHolds())) throw switched;
+		return answer;
+	};
+	const account = JSON.stringify([stored.baseUrl, stored.accountId]);
 	let booking: unknown;
-	if (workBudget.take(scopeOf(context), nowMs)) {
-		if (!(await keyHolds())) return { problem: switched };
+	if (workBudget.take(scopeOf(context), nowMs, account)) {
 		try {
-			booking = await requestOnce(context, { method: 'GET', path: `/bookings/${bookingId}` });
+			booking = await withKey(async () => await requestOnce(context, { method: 'GET', path: `/bookings/${bookingId}` }));
 		} catch (error) {
 			return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
 		}
 	} else {
-		const listing = await changeListings.read(scopeOf(context), nowMs, async () => {
-			if (!(await keyHolds())) throw new Error(switched);
-			const qs = { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt', limit: MAX_PAGE_SIZE };
-			const page = await requestOnce<{ items?: IDataObject[] }>(context, { method: 'GET', path: '/bookings', qs });
-			return Array.isArray(page?.items) ? page.items : [];
-		}, timeOf(envelope.createdAt) + SAME_INSTANT_MS);
-		booking = listing?.get(bookingId);
+		const list = async () => await withKey(async () => {
+			// Newest first, back to what the service may still retry, within one look-up's time; each page after the
+			// first paid from the account's budget (the first is paid when the listing is asked for).
+			const qs = { updatedSince: new Date(nowMs - RETRY_HORIZON_MS).toISOString(), sort: '-updatedAt' };
+			const deadline = Date.now() + LOOKUP_TIMEOUT_MS;
+			const pages = iterateListPages.call(context, { path: '/bookings', qs, limit: LISTING_PAGES * MAX_PAGE_SIZE, deadline });
+			const items: IDataObject[] = [];
+			for await (const page of pages) {
+				items.push(...(page as IDataObject[]));
+				if (!workBudget.account(account).take(Date.now())) break;
+			}
+			return new Map(items.map((item) => [String(item.id), item]));
+		}).catch(() => undefined);
+		// Only a listing read a second after the event can show it (an older one may predate it: a retry reads anew).
+		const listed = changeListings.get(account, nowMs, list, () => workBudget.account(account).take(nowMs));
+		const fresh = listed !== undefined && listed.askedMs >= timeOf(envelope.createdAt) + SAME_INSTANT_MS;
+		booking = fresh ? (await listed.answer)?.get(bookingId) : undefined;
 		const notListed = `too many unverified requests, and booking ${bookingId} is not in a listing read since the event`;
 		if (booking === undefined) return { problem: notListed };
 	}
-	const problem = unproven(envelope.type, booking, sinceMs);
+	const problem = unproven(envelope.type, booking, oldestDeliverable(stored, nowMs));
 	return problem === undefined ? { booking: booking as IDataObject } : { problem };
 }

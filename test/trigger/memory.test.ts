@@ -5,12 +5,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { storeUndeleted } from '../../nodes/BookingServiceTrigger/records.ts';
+import { TokenBucket } from '../../nodes/shared/tokenBucket.ts';
 import {
-	ChangeListings,
-	LISTING_REFRESH_MS,
-	LISTINGS_KEPT,
-	PROCESS_BUDGET,
-	TokenBucket,
+	ACCOUNT_BUDGET,
+	Answers,
+	UNVERIFIED_REQUESTS_PER_MINUTE,
 	WorkBudget,
 } from '../../nodes/BookingServiceTrigger/budget.ts';
 import {
@@ -183,25 +182,29 @@ function takenOf(bucket: TokenBucket, attempts: number, nowMs: number): number {
 }
 
 describe('WorkBudget: work for requests not yet verified', () => {
-	it('a token bucket gives a burst, then the rate, never more than the burst; a clock set back refills nothing', () => {
+	it('a token bucket gives a burst, then the rate, never more than the burst; an earlier time refills nothing', () => {
 		const bucket = new TokenBucket({ burst: 5, perSecond: 2 });
 		expect(takenOf(bucket, 100, 0)).toBe(5);
 		expect(takenOf(bucket, 100, 1_000)).toBe(2);
 		expect(takenOf(bucket, 100, 3_600_000)).toBe(5);
 		expect(takenOf(bucket, 100, 0)).toBe(0);
+		// A caller late with its time (it awaited GET /me meanwhile) must not refill the same seconds twice (RT5-B3).
+		expect(takenOf(bucket, 100, 3_600_000 + 1_000)).toBe(2);
+		expect(takenOf(bucket, 100, 3_600_000 + 500)).toBe(0);
 	});
 
-	it("a flood at one trigger empties only its share; look-ups take half the process's bucket, listings the rest", () => {
-		const budget = new WorkBudget(new TokenBucket({ burst: 12, perSecond: 2 }), { burst: 4, perSecond: 1 });
+	it("a flood at one trigger empties only its share; look-ups take half the account's bucket, listings the rest", () => {
+		const budget = new WorkBudget({ burst: 4, perSecond: 1 });
 		let flooded = 0;
-		for (let index = 0; index < 100; index++) if (budget.take('a', 0)) flooded += 1;
+		for (let index = 0; index < 100; index++) if (budget.take('a', 0, 'acc')) flooded += 1;
 		expect(flooded).toBe(4);
-		expect(budget.take('b', 0)).toBe(true);
 		let spread = 0;
-		for (let index = 0; index < 1_000; index++) if (budget.take(`t${index}`, 0)) spread += 1;
-		expect(flooded + 1 + spread).toBe(6);
-		expect(takenOf(budget.process, 100, 0)).toBe(6); // listings and GET /me: to the last token
-		expect(takenOf(budget.process, 100, 1_000)).toBe(2);
+		for (let index = 0; index < 1_000; index++) if (budget.take(`t${index}`, 0, 'acc')) spread += 1;
+		expect(flooded + spread).toBe(ACCOUNT_BUDGET.burst / 2);
+		expect(budget.take('b', 0, 'other account')).toBe(true); // another account's bucket is its own
+		expect(budget.take('b', 0)).toBe(true); // a credential read: the share alone
+		expect(takenOf(budget.account('acc'), 100, 0)).toBe(ACCOUNT_BUDGET.burst / 2); // listings: to the last token
+		expect(takenOf(budget.account('acc'), 100, 60_000)).toBe(UNVERIFIED_REQUESTS_PER_MINUTE - ACCOUNT_BUDGET.burst);
 	});
 
 	it('tracks the shares of at most 1,000 triggers', () => {
@@ -211,47 +214,37 @@ describe('WorkBudget: work for requests not yet verified', () => {
 	});
 });
 
-describe('ChangeListings: the listing of the last changes that a flood cannot make the trigger read more often', () => {
-	it(`reads one listing per trigger per ${LISTING_REFRESH_MS / 1000} s whatever arrives, and gives it to every request meanwhile`, async () => {
-		const listings = new ChangeListings();
-		let reads = 0;
-		const list = async () => [{ id: `b${++reads}` }];
+describe('Answers: what serves a flood (the account listings, whose a key is), asked again only when stale', () => {
+	const answers = () => new Answers<string>(10_000, 16);
+	const read = async (cache: Answers<string>, key: string, ms: number, ask: () => Promise<string>, may?: () => boolean) =>
+		await cache.get(key, ms, ask, may)?.answer;
+
+	it('asks once per key per ttl whatever arrives, and gives the answer to every request meanwhile', async () => {
+		const cache = answers();
+		let asked = 0;
+		const ask = async () => `b${++asked}`;
 		const seen = [];
-		for (let ms = 0; ms < 3 * LISTING_REFRESH_MS; ms += 10) seen.push(await listings.read('trigger', ms, list));
-		expect(reads).toBe(3);
-		expect(seen[0]?.has('b1')).toBe(true);
-		expect(seen.at(-1)?.has('b3')).toBe(true);
+		for (let ms = 0; ms < 30_000; ms += 10) seen.push(await read(cache, 'account', ms, ask));
+		expect(asked).toBe(3);
+		expect([seen[0], seen.at(-1)]).toEqual(['b1', 'b3']);
+		expect(cache.get('account', 30_000 - 10, ask)?.askedMs).toBe(20_000); // when it was asked: listings predating an event are not used
 	});
 
-	it('a failed listing is undefined until its time is up, not read again at once', async () => {
-		const listings = new ChangeListings();
-		let reads = 0;
-		const failing = async () => {
-			reads += 1;
-			throw new Error('429');
-		};
-		expect(await listings.read('trigger', 0, failing)).toBeUndefined();
-		expect(await listings.read('trigger', 1, failing)).toBeUndefined();
-		expect(reads).toBe(1);
+	it('asks again when the clock went back; asks nothing when not allowed (the account budget spent)', async () => {
+		const cache = answers();
+		let asked = 0;
+		const ask = async () => `b${++asked}`;
+		await read(cache, 'account', 50_000, ask);
+		await read(cache, 'account', 1_000, ask);
+		expect(asked).toBe(2);
+		expect(await read(cache, 'other', 0, ask, () => false)).toBeUndefined();
+		expect(asked).toBe(2);
 	});
 
-	it('gives no listing read before the instant asked for: it may predate the change (red team 5, 8)', async () => {
-		const listings = new ChangeListings();
-		const list = async () => [{ id: 'b1' }];
-		await listings.read('trigger', 0, list);
-		expect(await listings.read('trigger', 5_000, list, 1_000)).toBeUndefined();
-		expect((await listings.read('trigger', LISTING_REFRESH_MS, list, 1_000))?.has('b1')).toBe(true);
-	});
-
-	it(`keeps the listings of ${LISTINGS_KEPT} triggers, and reads at most ${PROCESS_BUDGET.burst} at once across triggers`, async () => {
-		const listings = new ChangeListings();
-		let reads = 0;
-		const list = async () => [{ id: String(++reads) }];
-		for (let index = 0; index < 100; index++) await listings.read(`trigger-${index}`, 0, list);
-		expect(reads).toBe(PROCESS_BUDGET.burst);
-		expect(listings.size).toBe(LISTINGS_KEPT);
-		for (let index = 0; index < 100; index++) await listings.read(`trigger-${index}`, 100_000 + index * 1_000, list);
-		expect(listings.size).toBe(LISTINGS_KEPT);
+	it('keeps the answers of its last keys only', async () => {
+		const cache = answers();
+		for (let index = 0; index < 100; index++) await read(cache, `account-${index}`, 0, async () => 'x');
+		expect(cache.size).toBe(16);
 	});
 });
 
