@@ -2,6 +2,7 @@
 // what they make the node send it, each trigger's share, and answers that serve a flood (listings, whose a key is).
 import type { IDataObject } from 'n8n-workflow';
 
+import { CachedAnswers } from '../shared/cachedAnswers';
 import { setAsNewest } from '../shared/setAsNewest';
 import { TokenBucket } from '../shared/tokenBucket';
 import type { BudgetLimits } from '../shared/tokenBucket';
@@ -43,36 +44,10 @@ export class WorkBudget {
 	}
 }
 
-/** An answer per key, asked again once `ttlMs` passed (or the clock went back) and `mayAsk` allows; the last `kept`. */
-export class Answers<T> {
-	readonly #byKey = new Map<string, { askedMs: number; answer: Promise<T> }>();
-
-	readonly ttlMs: number;
-	readonly kept: number;
-
-	constructor(ttlMs: number, kept: number) {
-		this.ttlMs = ttlMs;
-		this.kept = kept;
-	}
-
-	get(key: string, nowMs: number, ask: () => Promise<T>, mayAsk = () => true) {
-		let entry = this.#byKey.get(key);
-		if ((entry === undefined || nowMs - entry.askedMs >= this.ttlMs || nowMs < entry.askedMs) && mayAsk()) {
-			entry = { askedMs: nowMs, answer: ask() };
-			setAsNewest(this.#byKey, key, entry, this.kept);
-		}
-		return entry;
-	}
-
-	get size(): number {
-		return this.#byKey.size;
-	}
-}
-
 /** Per account, the bookings it listed as changed last (serviceCheck.ts), read at most every 10 s; 16 accounts kept. */
-export const changeListings = new Answers<Map<string, IDataObject> | undefined>(10_000, 16);
+export const changeListings = new CachedAnswers<Map<string, IDataObject> | undefined>(10_000, 16);
 /** Whose each API key is (GET /me), a failure too: floods at the triggers of any key ask once a minute. */
-export const keyOwners = new Answers<{ accountId: string } | { failure: unknown }>(60_000, KEPT);
+export const keyOwners = new CachedAnswers<{ accountId: string } | { failure: unknown }>(60_000, KEPT);
 /** The pages an account's listing reads at most: the first paid when asked, the others by the listing itself. */
 export const LISTING_PAGES = 5;
 

@@ -6,9 +6,9 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { storeUndeleted } from '../../nodes/BookingServiceTrigger/records.ts';
 import { TokenBucket } from '../../nodes/shared/tokenBucket.ts';
+import { CachedAnswers as Answers } from '../../nodes/shared/cachedAnswers.ts';
 import {
 	ACCOUNT_BUDGET,
-	Answers,
 	UNVERIFIED_REQUESTS_PER_MINUTE,
 	WorkBudget,
 } from '../../nodes/BookingServiceTrigger/budget.ts';
@@ -214,7 +214,7 @@ describe('WorkBudget: work for requests not yet verified', () => {
 	});
 });
 
-describe('Answers: what serves a flood (the account listings, whose a key is), asked again only when stale', () => {
+describe('CachedAnswers: what serves a flood (the account listings, whose a key is), asked again only when stale', () => {
 	const answers = () => new Answers<string>(10_000, 16);
 	const read = async (cache: Answers<string>, key: string, ms: number, ask: () => Promise<string>, may?: () => boolean) =>
 		await cache.get(key, ms, ask, may)?.answer;

@@ -1,0 +1,29 @@
+// A cache of answers that cost a request, for what a node may be asked for again and again whatever arrives (the
+// webhook trigger's listings and key owners): one ask per key per time-to-live, bounded in keys.
+import { setAsNewest } from './setAsNewest';
+
+/** An answer per key, asked again once `ttlMs` passed (or the clock went back) and `mayAsk` allows; the last `kept`. */
+export class CachedAnswers<T> {
+	readonly #byKey = new Map<string, { askedMs: number; answer: Promise<T> }>();
+
+	readonly ttlMs: number;
+	readonly kept: number;
+
+	constructor(ttlMs: number, kept: number) {
+		this.ttlMs = ttlMs;
+		this.kept = kept;
+	}
+
+	get(key: string, nowMs: number, ask: () => Promise<T>, mayAsk = () => true) {
+		let entry = this.#byKey.get(key);
+		if ((entry === undefined || nowMs - entry.askedMs >= this.ttlMs || nowMs < entry.askedMs) && mayAsk()) {
+			entry = { askedMs: nowMs, answer: ask() };
+			setAsNewest(this.#byKey, key, entry, this.kept);
+		}
+		return entry;
+	}
+
+	get size(): number {
+		return this.#byKey.size;
+	}
+}
