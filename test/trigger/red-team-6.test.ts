@@ -52,7 +52,7 @@ describe('red team 6: what a flood costs the account when the service answers th
 	// 0) to the first four tries of every page of GET /bookings, the fifth goes through. Every forged request gets 401.
 	// Each listing (one every 10 s) pays one token per page, but the transport retries each 429 within the listing's 4 s
 	// deadline (MAX_RATE_LIMIT_ATTEMPTS = 5): up to four more requests per page, paid from no bucket. The node sent the
-	// service 126 to 139 requests in one minute (runs differ by real timing; 85 to 90 of them listing requests). (With Retry-After: 1, the simulator's default, or no Retry-After, a page is
+	// service 126 to 139 requests in one minute (runs differ by real timing). (With Retry-After: 1, the simulator's default, or no Retry-After, a page is
 	// tried up to three times within the deadline on a real clock.) Promise broken: "forged requests, however many,
 	// cost your account at most 90 requests a minute per n8n process" (docs/webhook-trigger.md); the security page says
 	// floods "with GET /me and listings failing never made the node send more than 90 requests in any 60 s".
@@ -113,5 +113,15 @@ describe('red team 6: a genuine backlog after a rotation past the listing’s fi
 		process.stdout.write(`[rt6 backlog 3 × 300] ${JSON.stringify(result)}\n`);
 		expect(result.events).toBe(300);
 		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 900, neverRan: 0 });
+	}, 120_000);
+
+	// RT6-2, three triggers: the same history with three workflows of the account rotated together and 600 cancellations
+	// (each delivered to all three subscriptions). 600 at one trigger held; at three, the account's look-ups (the upper
+	// half of its bucket, 30 at once then one every 2 s, shared by the three) confirm ~30 a round: 9 deliveries are
+	// refused at all ten attempts and never run.
+	it.fails('RT6-2: 600 cancellations at three rotated triggers while n8n is down: every delivery runs once within the schedule', async () => {
+		const result = await backlog(600, 3);
+		process.stdout.write(`[rt6 backlog 3 × 600] ${JSON.stringify(result)}\n`);
+		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 1800, neverRan: 0 });
 	}, 120_000);
 });
