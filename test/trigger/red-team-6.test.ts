@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
-import { rotationSetup } from './rotation-support.ts';
-import { budgetSteps, busiestMinute } from './red-team-budget-support.ts';
+import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { budgetSteps, busiestMinute, noSecret } from './red-team-budget-support.ts';
 
 const setup = rotationSetup();
-const { sim, advance } = setup;
+const { sim, advance, activeTrigger, bookLatest } = setup;
 const { rotatedTriggers, flood, attempt, sentSince, lastSeq } = budgetSteps(setup);
 
 const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
@@ -124,4 +124,38 @@ describe('red team 6: a genuine backlog after a rotation past the listing’s fi
 		process.stdout.write(`[rt6 backlog 3 × 600] ${JSON.stringify(result)}\n`);
 		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 1800, neverRan: 0 });
 	}, 120_000);
+});
+
+describe('red team 6: one listing per account serving triggers of different ages', () => {
+	// Held. History: trigger 1 active; a booking made and cancelled (both delivered, signed, run at trigger 1); a minute
+	// later trigger 2 is published (its subscription is younger than the cancellation); then the key is rotated for both
+	// (one new key of the account, old revoked). 25 forged requests at trigger 2 spend its look-ups, then a forged
+	// cancellation naming the real booking, createdAt a day back (so any listing counts as read after it), reaches the
+	// account's listing, which shows the booking cancelled — before trigger 2's subscription existed: refused, no run.
+	it('held: a forged cancellation confirmed only by the shared listing does not run at a trigger subscribed after it', async () => {
+		const older = await activeTrigger();
+		const booking = await bookLatest(sim.apiKeys.readWrite);
+		await sim.control.drainDeliveries();
+		advance(5_000);
+		sim.control.cancel(booking.id, { by: 'host', reason: null });
+		await sim.control.drainDeliveries();
+		expect(older.executions).toHaveLength(2);
+		advance(60_000);
+		const younger = await activeTrigger();
+		const newKey = sim.control.createKey('readWrite').key;
+		for (const trigger of [older, younger]) trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		sim.control.revokeKey(sim.apiKeys.readWrite);
+		advance(60_000);
+		const beforeFlood = lastSeq();
+		expect([...(await flood([younger], 2_500, 100))]).toEqual([401]);
+		const afterFlood = lastSeq();
+		const forged = JSON.parse(forgedBody('booking.cancelled', { id: booking.id })) as { createdAt: string };
+		forged.createdAt = new Date(Date.now() - 86_400_000).toISOString();
+		const body = JSON.stringify(forged);
+		expect((await younger.post(body, noSecret(body))).status).toBe(401);
+		expect(younger.logs.map((line) => line.message).filter((message) => message.includes('subscription existed'))).not.toEqual([]);
+		expect(younger.executions).toHaveLength(0);
+		expect(sentSince(beforeFlood).map((request) => request.route)).toContain('/bookings'); // the flood's listing…
+		expect(sentSince(afterFlood)).toEqual([]); // …served the forged cancellation: no look-up of its booking
+	}, 30_000);
 });
