@@ -10,7 +10,7 @@ import { budgetSteps, busiestMinute, noSecret } from './red-team-budget-support.
 
 const setup = rotationSetup();
 const { sim, advance, activeTrigger, bookLatest } = setup;
-const { rotatedTriggers, flood, attempt, sentSince, lastSeq } = budgetSteps(setup);
+const { rotatedTriggers, flood, attempt, eventBody, sentSince, lastSeq } = budgetSteps(setup);
 
 const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
 
@@ -158,4 +158,33 @@ describe('red team 6: one listing per account serving triggers of different ages
 		expect(sentSince(beforeFlood).map((request) => request.route)).toContain('/bookings'); // the flood's listing…
 		expect(sentSince(afterFlood)).toEqual([]); // …served the forged cancellation: no look-up of its booking
 	}, 30_000);
+});
+
+
+describe('red team 6: many triggers of one account', () => {
+	// Held. History: twenty triggers of one account, the key rotated for all (one new key, old revoked). A booking is
+	// made; its delivery to trigger 0 (which gets no forged request) is attempted on the service's schedule; for a minute
+	// before each attempt, two forged requests a second round-robin at the other nineteen. The account's look-ups are
+	// spent by the flood, but the listing it keeps fresh confirms the delivery; at most 90 requests in any 60 s.
+	it('held: nineteen flooded rotated triggers of the account: the twentieth, quiet trigger’s genuine delivery runs once', async () => {
+		const { triggers, newKey } = await rotatedTriggers(20);
+		const [target, ...flooded] = triggers;
+		sim.control.setDeliveryMode({ shuffle: true });
+		advance(60_000);
+		const booking = await bookLatest(newKey);
+		const body = eventBody(booking.id);
+		const firstSeq = lastSeq();
+		const statuses: number[] = [];
+		for (const delayMs of SCHEDULE_MS) {
+			advance(Math.max(0, delayMs - 60_000));
+			expect([...(await flood(flooded, 60_000, 500))]).toEqual([401]);
+			statuses.push(await attempt(target, body));
+		}
+		const sent = sentSince(firstSeq);
+		const busiest = busiestMinute(sent.map((request) => Date.parse(request.at)));
+		process.stdout.write(`[rt6 20 triggers] ${JSON.stringify({ statuses, busiest, sent: sent.length })}\n`);
+		expect(busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(statuses.slice(0, 2)).toContain(200);
+		expect(target.executions).toHaveLength(1);
+	}, 60_000);
 });
