@@ -56,8 +56,8 @@ describe('red team 6: what a flood costs the account when the service answers th
 	// 0) to the first four tries of every page of GET /bookings, the fifth goes through. Every forged request gets 401.
 	// Each listing (one every 10 s) pays one token per page, but the transport retries each 429 within the listing's 4 s
 	// deadline (MAX_RATE_LIMIT_ATTEMPTS = 5): up to four more requests per page, paid from no bucket. The node sent the
-	// service 171 requests in one minute (a listing every 10 s: 5 pages × 5 tries = 25, and the look-ups the bucket
-	// refills). (With Retry-After: 1, the simulator's
+	// service 170 to 171 requests in one minute (a listing every 10 s: 5 pages × 5 tries = 25, and the look-ups the
+	// bucket refills). (With Retry-After: 1, the simulator's
 	// default, or none, a page is tried up to three times within the deadline on a real clock.) Promise broken: "forged
 	// requests, however many, cost your account at most 90 requests a minute per n8n process" (docs/webhook-trigger.md);
 	// the security page: floods "with GET /me and listings failing never made the node send more than 90 … in any 60 s".
@@ -106,9 +106,9 @@ describe('red team 6: a genuine backlog after a rotation past the listing’s fi
 	// apart, and stops retrying each once answered 2xx. Attempt 1: the trigger's share allows 20 look-ups, then the
 	// account's listing (five pages: the 500 bookings changed last) confirms the 500 newest; the 280 between are in no
 	// listing ever again (nothing changes them), and each later attempt confirms only the ~20 look-ups the share
-	// refilled (burst 20). 100 cancellations are refused at all ten attempts and never run (1,000 at once: 280; the loss
-	// is the count less 700). No flood anywhere, so not the security page's limit 37-4 ("During a flood, …"). Promises
-	// broken: "n8n down for a while: … each runs once when n8n is back"; "API key rotated: every event runs once".
+	// refilled (burst 20). 100 cancellations are refused at all ten attempts and never run (1,000 at once: 280; 600
+	// held). No flood anywhere, so not the security page's limit 37-4 ("During a flood, …"). Promises broken: "n8n down
+	// for a while: … each runs once when n8n is back"; "API key rotated: every event runs once".
 	it.fails('RT6-2: 800 cancellations while n8n is down after a rotation: every one runs once within the service’s retry schedule', async () => {
 		const result = await backlog(800);
 		process.stdout.write(`[rt6 backlog 800] ${JSON.stringify(result)}\n`);
