@@ -3,7 +3,7 @@
 // fields. That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { iterateListPages, MAX_PAGE_SIZE } from '../shared/paging';
+import { fetchListPage, MAX_PAGE_SIZE } from '../shared/paging';
 import { isResourceId } from '../shared/resourceId';
 import { changeListings, LISTING_PAGES, workBudget } from './budget';
 import type { DeliveryEnvelope } from './delivery';
@@ -102,15 +102,17 @@ export async function confirmWithService(
 		}
 	} else {
 		const list = async () => await withKey(async () => {
-			// Newest first, back to what the service may still retry, within one look-up's time; each page after the
-			// first paid from the account's budget (the first is paid when the listing is asked for).
+			// Newest first, back to what the service may still retry; each page one attempt, paid before it is asked
+			// (the first when the listing is) from the account's budget. What was read before a failure still counts.
 			const qs = { updatedSince: new Date(nowMs - RETRY_HORIZON_MS).toISOString(), sort: '-updatedAt' };
-			const deadline = Date.now() + LOOKUP_TIMEOUT_MS;
-			const pages = iterateListPages.call(context, { path: '/bookings', qs, limit: LISTING_PAGES * MAX_PAGE_SIZE, deadline });
-			const items: IDataObject[] = [];
-			for await (const page of pages) {
-				items.push(...(page as IDataObject[]));
-				if (!workBudget.account(account).take(Date.now())) break;
+			const [items, deadline] = [[] as IDataObject[], Date.now() + LOOKUP_TIMEOUT_MS];
+			let cursor: string | null | undefined;
+			for (let page = 0; page < LISTING_PAGES && cursor !== null; page++) {
+				if (page > 0 && !workBudget.account(account).take(Date.now())) break;
+				const request = { path: '/bookings', qs, limit: MAX_PAGE_SIZE, cursor: cursor ?? undefined, deadline };
+				const read = await fetchListPage.call(context, { ...request, maxAttempts: 1 }).catch(() => undefined);
+				items.push(...((read?.items ?? []) as IDataObject[]));
+				cursor = read?.nextCursor || null;
 			}
 			return new Map(items.map((item) => [String(item.id), item]));
 		}).catch(() => undefined);

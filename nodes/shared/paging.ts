@@ -25,6 +25,8 @@ export interface ListAllPagesOptions {
 	timeoutMs?: number;
 	/** See BookingServiceRequest.deadline. */
 	deadline?: number;
+	/** See BookingServiceRequest.maxAttempts. */
+	maxAttempts?: number;
 }
 
 export async function listAllPages<T = IDataObject>(
@@ -118,6 +120,7 @@ export async function fetchListPage<T = IDataObject>(
 			scope: request.scope,
 			timeoutMs: request.timeoutMs,
 			deadline: request.deadline,
+			maxAttempts: request.maxAttempts,
 		},
 		itemIndex,
 	);

@@ -1,11 +1,11 @@
-// Red team 6: the per-account budget and listing of commit d124c39 (budget.ts, serviceCheck.ts). Promises under
-// attack (docs/webhook-trigger.md, "What holds"; security page, "What forged requests cost"): forged requests cost an
-// account at most 90 requests in any 60 s per process "with GET /me and listings failing"; after a rotation a genuine
-// backlog waits for the service's retries, "where a listing confirms them", and every event runs once. Findings
-// (it.fails): RT6-1 (a listing's pages retried on 429 outside the bucket: 171 requests a minute), RT6-2 (a genuine
-// backlog past the listing's 500: 800 at one trigger lose 100, 600 at each of three lose 9). Held: backlogs of 600 at
-// one trigger and 300 at each of three; the shared listing never confirms, at a trigger subscribed later, a change from
-// before its subscription; nineteen flooded triggers of one account leave the twentieth's delivery running.
+// Red team 6: the per-account budget and listing of commit d124c39 (budget.ts, serviceCheck.ts). Promises under attack
+// (docs/webhook-trigger.md, "What holds"; security page, "What forged requests cost"): forged requests cost an account
+// at most 90 requests in any 60 s per process "with GET /me and listings failing"; after a rotation a genuine backlog
+// waits for the service's retries, "where a listing confirms them", and every event runs once. Findings: RT6-1 (a
+// listing's pages retried on 429 outside the bucket: 171 requests a minute; fixed), RT6-2 (a genuine backlog past the
+// listing's 500: 800 at one trigger lose 100, open, it.fails; 600 at each of three lost 9, fixed). Held: backlogs of
+// 600 at one trigger and 300 at each of three; the shared listing never confirms, at a trigger subscribed later, a
+// change from before its subscription; nineteen flooded triggers of one account leave the twentieth's delivery running.
 import { describe, expect, it } from 'vitest';
 import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
@@ -49,19 +49,20 @@ async function backlog(count: number, triggerCount = 1) {
 }
 
 describe('red team 6: what a flood costs the account when the service answers the listing 429', () => {
-	// RT6-1 (cost). History: three active triggers of one account; the key rotated for all (one new key of the account
-	// in their credentials, old revoked; no republish). The account has 600 bookings changed within four days (its
-	// listing has five full pages). Forged well-formed requests (no key, no secret, bookings that do not exist), two a
-	// second round-robin at the three triggers, for 2 minutes. Meanwhile the service's limiter answers 429 (Retry-After:
-	// 0) to the first four tries of every page of GET /bookings, the fifth goes through. Every forged request gets 401.
-	// Each listing (one every 10 s) pays one token per page, but the transport retries each 429 within the listing's 4 s
-	// deadline (MAX_RATE_LIMIT_ATTEMPTS = 5): up to four more requests per page, paid from no bucket. The node sent the
-	// service 170 to 171 requests in one minute (a listing every 10 s: 5 pages × 5 tries = 25, and the look-ups the
-	// bucket refills). (With Retry-After: 1, the simulator's
-	// default, or none, a page is tried up to three times within the deadline on a real clock.) Promise broken: "forged
-	// requests, however many, cost your account at most 90 requests a minute per n8n process" (docs/webhook-trigger.md);
-	// the security page: floods "with GET /me and listings failing never made the node send more than 90 … in any 60 s".
-	it.fails('RT6-1: forged requests while the listing is answered 429 (Retry-After 0) cost the account at most 90 requests in any 60 s', async () => {
+	// RT6-1 (cost; fixed: each listing page is one attempt, paid before it is asked). History: three active triggers of
+	// one account; the key rotated for all (one new key of the account in their credentials, old revoked; no
+	// republish). The account has 600 bookings changed within four days (its listing has five full pages). Forged well-
+	// formed requests (no key, no secret, bookings that do not exist), two a second round-robin at the three triggers,
+	// for 2 minutes. Meanwhile the service's limiter answers 429 (Retry-After: 0) to the first four tries of every page
+	// of GET /bookings, the fifth goes through. Every forged request gets 401. Each listing (one every 10 s) pays one
+	// token per page, but the transport retries each 429 within the listing's 4 s deadline (MAX_RATE_LIMIT_ATTEMPTS =
+	// 5): up to four more requests per page, paid from no bucket. The node sent the service 170 to 171 requests in one
+	// minute (a listing every 10 s: 5 pages × 5 tries = 25, and the look-ups the bucket refills). (With Retry-After: 1,
+	// the simulator's default, or none, a page is tried up to three times within the deadline on a real clock.) Promise
+	// broken: "forged requests, however many, cost your account at most 90 requests a minute per n8n process"
+	// (docs/webhook-trigger.md); the security page: floods "with GET /me and listings failing never made the node send
+	// more than 90 … in any 60 s".
+	it('RT6-1: forged requests while the listing is answered 429 (Retry-After 0) cost the account at most 90 requests in any 60 s', async () => {
 		const { triggers } = await rotatedTriggers(3);
 		sim.control.generateBookings({ count: 600 }); // the account's listing has five full pages
 		advance(60_000);
@@ -99,16 +100,17 @@ describe('red team 6: a genuine backlog after a rotation past the listing’s fi
 		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 600, neverRan: 0 });
 	}, 120_000);
 
-	// RT6-2 (no forger; RT5-B2 past the listing's five pages). History: one active trigger; its credential gets a new key
-	// of the same account and the old key is revoked (a rotation, no republish). n8n is down while the host cancels 800
-	// bookings, one every 100 ms (made earlier, silently: only the cancellations are events). The service then attempts
-	// the 800 deliveries on its schedule (0, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 1 d, 1 d, 1 d), oldest first, 50 ms
-	// apart, and stops retrying each once answered 2xx. Attempt 1: the trigger's share allows 20 look-ups, then the
-	// account's listing (five pages: the 500 bookings changed last) confirms the 500 newest; the 280 between are in no
-	// listing ever again (nothing changes them), and each later attempt confirms only the ~20 look-ups the share
-	// refilled (burst 20). 100 cancellations are refused at all ten attempts and never run (1,000 at once: 280; 600
-	// held). No flood anywhere, so not the security page's limit 37-4 ("During a flood, …"). Promises broken: "n8n down
-	// for a while: … each runs once when n8n is back"; "API key rotated: every event runs once".
+	// RT6-2 (no forger; RT5-B2 past the listing's five pages; open: docs/maintainers/webhook-trigger-security.md).
+	// History: one active trigger; its credential gets a new key of the same account and the old key is revoked (a
+	// rotation, no republish). n8n is down while the host cancels 800 bookings, one every 100 ms (made earlier,
+	// silently: only the cancellations are events). The service then attempts the 800 deliveries on its schedule (0, 1
+	// min, 5 min, 30 min, 2 h, 6 h, 12 h, 1 d, 1 d, 1 d), oldest first, 50 ms apart, and stops retrying each once
+	// answered 2xx. Attempt 1: the trigger's share allows 20 look-ups, then the account's listing (five pages: the 500
+	// bookings changed last) confirms the 500 newest; the 280 between are in no listing ever again (nothing changes
+	// them), and each later attempt confirms only the ~20 look-ups the share refilled (burst 20). 100 cancellations are
+	// refused at all ten attempts and never run (1,000 at once: 280; 600 held). No flood anywhere, so not the security
+	// page's limit 37-4 ("During a flood, …"). Promises broken: "n8n down for a while: … each runs once when n8n is
+	// back"; "API key rotated: every event runs once".
 	it.fails('RT6-2: 800 cancellations while n8n is down after a rotation: every one runs once within the service’s retry schedule', async () => {
 		const result = await backlog(800);
 		process.stdout.write(`[rt6 backlog 800] ${JSON.stringify(result)}\n`);
@@ -123,11 +125,12 @@ describe('red team 6: a genuine backlog after a rotation past the listing’s fi
 		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 900, neverRan: 0 });
 	}, 120_000);
 
-	// RT6-2, three triggers: the same history with three workflows of the account rotated together and 600 cancellations
-	// (each delivered to all three subscriptions). 600 at one trigger held; at three, the account's look-ups (the upper
-	// half of its bucket, 30 at once then one every 2 s, shared by the three) confirm ~30 a round: 9 deliveries are
-	// refused at all ten attempts and never run.
-	it.fails('RT6-2: 600 cancellations at three rotated triggers while n8n is down: every delivery runs once within the schedule', async () => {
+	// RT6-2, three triggers: the same history with three workflows of the account rotated together and 600
+	// cancellations (each delivered to all three subscriptions). 600 at one trigger held; at three, the account's look-
+	// ups (the upper half of its bucket, 30 at once then one every 2 s, shared by the three) confirm ~30 a round: 9
+	// deliveries are refused at all ten attempts and never run. Fixed with RT6-1: a listing no longer pays a token
+	// after its last page, which left the look-ups more; the last deliveries now run at the tenth attempt.
+	it('RT6-2: 600 cancellations at three rotated triggers while n8n is down: every delivery runs once within the schedule', async () => {
 		const result = await backlog(600, 3);
 		process.stdout.write(`[rt6 backlog 3 × 600] ${JSON.stringify(result)}\n`);
 		expect({ runs: result.runs, neverRan: result.neverRan }).toEqual({ runs: 1800, neverRan: 0 });
@@ -135,11 +138,12 @@ describe('red team 6: a genuine backlog after a rotation past the listing’s fi
 });
 
 describe('red team 6: one listing per account serving triggers of different ages', () => {
-	// Held. History: trigger 1 active; a booking made and cancelled (both delivered, signed, run at trigger 1); a minute
-	// later trigger 2 is published (its subscription is younger than the cancellation); then the key is rotated for both
-	// (one new key of the account, old revoked). 25 forged requests at trigger 2 spend its look-ups, then a forged
-	// cancellation naming the real booking, createdAt a day back (so any listing counts as read after it), reaches the
-	// account's listing, which shows the booking cancelled — before trigger 2's subscription existed: refused, no run.
+	// Held. History: trigger 1 active; a booking made and cancelled (both delivered, signed, run at trigger 1); a
+	// minute later trigger 2 is published (its subscription is younger than the cancellation); then the key is rotated
+	// for both (one new key of the account, old revoked). 25 forged requests at trigger 2 spend its look-ups, then a
+	// forged cancellation naming the real booking, createdAt a day back (so any listing counts as read after it),
+	// reaches the account's listing, which shows the booking cancelled — before trigger 2's subscription existed:
+	// refused, no run.
 	it('held: a forged cancellation confirmed only by the shared listing does not run at a trigger subscribed after it', async () => {
 		const older = await activeTrigger();
 		const booking = await bookLatest(sim.apiKeys.readWrite);
@@ -171,9 +175,10 @@ describe('red team 6: one listing per account serving triggers of different ages
 
 describe('red team 6: many triggers of one account', () => {
 	// Held. History: twenty triggers of one account, the key rotated for all (one new key, old revoked). A booking is
-	// made; its delivery to trigger 0 (which gets no forged request) is attempted on the service's schedule; for a minute
-	// before each attempt, two forged requests a second round-robin at the other nineteen. The account's look-ups are
-	// spent by the flood, but the listing it keeps fresh confirms the delivery; at most 90 requests in any 60 s.
+	// made; its delivery to trigger 0 (which gets no forged request) is attempted on the service's schedule; for a
+	// minute before each attempt, two forged requests a second round-robin at the other nineteen. The account's look-
+	// ups are spent by the flood, but the listing it keeps fresh confirms the delivery; at most 90 requests in any 60
+	// s.
 	it('held: nineteen flooded rotated triggers of the account: the twentieth, quiet trigger’s genuine delivery runs once', async () => {
 		const { triggers, newKey } = await rotatedTriggers(20);
 		const [target, ...flooded] = triggers;
