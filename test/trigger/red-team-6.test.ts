@@ -8,45 +8,12 @@
 // change from before its subscription; nineteen flooded triggers of one account leave the twentieth's delivery running.
 import { describe, expect, it } from 'vitest';
 import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
-import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
 import { forgedBody, rotationSetup } from './rotation-support.ts';
-import { budgetSteps, busiestMinute, noSecret } from './red-team-budget-support.ts';
+import { budgetSteps, busiestMinute, noSecret, SCHEDULE_MS } from './red-team-budget-support.ts';
 
 const setup = rotationSetup();
 const { sim, advance, activeTrigger, bookLatest } = setup;
-const { rotatedTriggers, flood, attempt, eventBody, sentSince, lastSeq } = budgetSteps(setup);
-
-const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
-
-/** `count` bookings cancelled by the host while n8n is down after the rotation; the service's schedule played. */
-async function backlog(count: number, triggerCount = 1) {
-	const { triggers } = await rotatedTriggers(triggerCount);
-	sim.control.setDeliveryMode({ shuffle: true });
-	advance(60_000);
-	const { ids } = sim.control.generateBookings({ count });
-	for (const id of ids) {
-		advance(100);
-		sim.control.cancel(id, { by: 'host', reason: null });
-	}
-	const events = sim.control.events().filter((event) => event.type === 'booking.cancelled' && ids.includes(event.data.booking.id));
-	let pending = events.flatMap((event) => triggers.map((trigger) => ({ trigger, body: JSON.stringify(event) })));
-	const firstSeq = lastSeq();
-	const refusedPerAttempt: number[] = [];
-	for (const delayMs of SCHEDULE_MS) {
-		advance(delayMs);
-		const still: typeof pending = [];
-		for (const delivery of pending) {
-			advance(50);
-			if ((await attempt(delivery.trigger, delivery.body)) >= 300) still.push(delivery);
-		}
-		pending = still;
-		refusedPerAttempt.push(pending.length);
-	}
-	const runs = triggers.reduce((sum, trigger) => sum + trigger.executions.length, 0);
-	const sent = sentSince(firstSeq);
-	const busiest = busiestMinute(sent.map((request) => Date.parse(request.at)));
-	return { events: events.length, runs, neverRan: pending.length, refusedPerAttempt, sent: sent.length, busiest };
-}
+const { rotatedTriggers, flood, attempt, eventBody, sentSince, lastSeq, backlog } = budgetSteps(setup);
 
 describe('red team 6: what a flood costs the account when the service answers the listing 429', () => {
 	// RT6-1 (cost; fixed: each listing page is one attempt, paid before it is asked). History: three active triggers of
@@ -171,7 +138,6 @@ describe('red team 6: one listing per account serving triggers of different ages
 		expect(sentSince(afterFlood)).toEqual([]); // …served the forged cancellation: no look-up of its booking
 	}, 30_000);
 });
-
 
 describe('red team 6: many triggers of one account', () => {
 	// Held. History: twenty triggers of one account, the key rotated for all (one new key, old revoked). A booking is

@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import { startTestSimulator } from '../harness/fixtures.ts';
 import { TestCredentialsHelper } from '../harness/engine.ts';
-import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
 import { api, freeIntroCallStarts, rotateKey } from './support.ts';
 import { rotationSetup, runKinds } from './rotation-support.ts';
 import { budgetSteps, noSecret } from './red-team-budget-support.ts';
@@ -13,40 +12,7 @@ import { forgedBody } from './rotation-support.ts';
 
 const setup = rotationSetup();
 const { sim, advance, activeTrigger, bookLatest, serviceRetries } = setup;
-const { rotatedTriggers, attempt, sentSince, lastSeq } = budgetSteps(setup);
-
-const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
-
-/**
- * `count` bookings cancelled by the host while n8n is down, after the rotation: their deliveries all fall due together
- * and are retried on the same schedule, oldest first; the service stops retrying one once it is answered 2xx.
- */
-async function backlog(count: number, triggerCount = 1) {
-	const { triggers } = await rotatedTriggers(triggerCount);
-	sim.control.setDeliveryMode({ shuffle: true }); // n8n is down: the attempts are played below
-	advance(60_000);
-	const { ids } = sim.control.generateBookings({ count }); // silent, made before: only the cancellations are events
-	for (const id of ids) {
-		advance(100);
-		sim.control.cancel(id, { by: 'host', reason: null });
-	}
-	const events = sim.control.events().filter((event) => event.type === 'booking.cancelled' && ids.includes(event.data.booking.id));
-	let pending = events.flatMap((event) => triggers.map((trigger) => ({ trigger, body: JSON.stringify(event) })));
-	const firstSeq = lastSeq();
-	const refusedPerAttempt: number[] = [];
-	for (const delayMs of SCHEDULE_MS) {
-		advance(delayMs);
-		const still: typeof pending = [];
-		for (const delivery of pending) {
-			advance(50);
-			if ((await attempt(delivery.trigger, delivery.body)) >= 300) still.push(delivery);
-		}
-		pending = still;
-		refusedPerAttempt.push(pending.length);
-	}
-	const runs = triggers.reduce((sum, trigger) => sum + trigger.executions.length, 0);
-	return { events: events.length, runs, neverRan: pending.length, refusedPerAttempt, sent: sentSince(firstSeq).length };
-}
+const { backlog } = budgetSteps(setup);
 
 describe('red team 5: a genuine backlog after a rotation, the service’s whole retry schedule, no forger', () => {
 	it('held: 150 cancellations at once: every one runs once within the schedule', async () => {

@@ -2,9 +2,13 @@
 // forged well-formed requests at some of them, the service's attempts of one genuine delivery played by hand, and the
 // requests the node sent the simulator in any 60 s.
 import type { TriggerHarness } from '../harness/trigger.ts';
+import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
 import { signFromScratch } from './support.ts';
 import { forgedBody } from './rotation-support.ts';
 import type { rotationSetup } from './rotation-support.ts';
+
+/** The service's first attempt and its nine retries (the simulator's schedule), from the first. */
+export const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
 
 export const noSecret = (body: string) => ({ 'Service-Signature': signFromScratch('attacker-has-no-secret', body) });
 
@@ -60,5 +64,39 @@ export function budgetSteps({ sim, advance, activeTrigger, serviceSecretOf }: Re
 	}
 	const lastSeq = () => sim.control.requests().at(-1)?.seq ?? 0;
 
-	return { rotatedTriggers, flood, attempt, eventBody, sentSince, lastSeq };
+	/**
+	 * `count` bookings cancelled by the host while n8n is down after the rotation, at `triggerCount` rotated triggers:
+	 * their deliveries fall due together and are retried on the same schedule, oldest first, 50 ms apart; the service
+	 * stops retrying one once it is answered 2xx. No forger.
+	 */
+	async function backlog(count: number, triggerCount = 1) {
+		const { triggers } = await rotatedTriggers(triggerCount);
+		sim.control.setDeliveryMode({ shuffle: true }); // n8n is down: the attempts are played below
+		advance(60_000);
+		const { ids } = sim.control.generateBookings({ count }); // silent, made before: only the cancellations are events
+		for (const id of ids) {
+			advance(100);
+			sim.control.cancel(id, { by: 'host', reason: null });
+		}
+		const events = sim.control.events().filter((event) => event.type === 'booking.cancelled' && ids.includes(event.data.booking.id));
+		let pending = events.flatMap((event) => triggers.map((trigger) => ({ trigger, body: JSON.stringify(event) })));
+		const firstSeq = lastSeq();
+		const refusedPerAttempt: number[] = [];
+		for (const delayMs of SCHEDULE_MS) {
+			advance(delayMs);
+			const still: typeof pending = [];
+			for (const delivery of pending) {
+				advance(50);
+				if ((await attempt(delivery.trigger, delivery.body)) >= 300) still.push(delivery);
+			}
+			pending = still;
+			refusedPerAttempt.push(pending.length);
+		}
+		const runs = triggers.reduce((sum, trigger) => sum + trigger.executions.length, 0);
+		const sent = sentSince(firstSeq);
+		const busiest = busiestMinute(sent.map((request) => Date.parse(request.at)));
+		return { events: events.length, runs, neverRan: pending.length, refusedPerAttempt, sent: sent.length, busiest };
+	}
+
+	return { rotatedTriggers, flood, attempt, eventBody, sentSince, lastSeq, backlog };
 }

@@ -8,19 +8,16 @@
 // two flooded mistyped-key triggers leave a quiet rotated one's delivery running.
 import { describe, expect, it } from 'vitest';
 import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
-import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
 import { rotationSetup, runKinds } from './rotation-support.ts';
-import { budgetSteps, busiestMinute, noSecret } from './red-team-budget-support.ts';
+import { budgetSteps, busiestMinute, noSecret, SCHEDULE_MS } from './red-team-budget-support.ts';
 import { forgedBody } from './rotation-support.ts';
 
 const setup = rotationSetup();
 const { sim, advance, bookLatest } = setup;
 const { rotatedTriggers, flood, attempt, eventBody, sentSince, lastSeq } = budgetSteps(setup);
 
-/** The service's first attempt and its nine retries (the simulator's schedule); each is preceded by `floodMs` of forged requests. */
-const SCHEDULE_MS = [0, ...DEFAULT_RETRY_DELAYS_SECONDS].map((seconds) => seconds * 1000);
-
 type Case = { flooded: number; victim: 'flooded' | 'quiet'; gapMs: number; floodMs: number };
+/** The service's attempts of one genuine delivery on its schedule, each preceded by `floodMs` of forged requests. */
 async function playSchedule({ flooded, victim, gapMs, floodMs }: Case) {
 	const { triggers, newKey } = await rotatedTriggers(flooded + (victim === 'quiet' ? 1 : 0));
 	const target = triggers[0]; // flooded too, unless the case says quiet

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { rotateKey, signFromScratch } from './support.ts';
 import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { busiestMinute } from './red-team-budget-support.ts';
 
 const { sim, advance, activeTrigger, bookLatest } = rotationSetup();
 
@@ -68,17 +69,6 @@ describe('forged floods', () => {
 		expect(other.executions).toHaveLength(1);
 	}, 60_000);
 });
-
-/** The most requests in any 60 s of `times` (epoch ms, any order). */
-function busiestMinute(times: number[]): number {
-	const sorted = [...times].sort((a, b) => a - b);
-	let most = 0;
-	for (let first = 0, last = 0; last < sorted.length; last++) {
-		while (sorted[last] - sorted[first] >= 60_000) first += 1;
-		most = Math.max(most, last - first + 1);
-	}
-	return most;
-}
 
 type Shape = { triggers: number; requests: number; gapMs: (index: number) => number; failing?: boolean };
 const SHAPES: Array<[string, Shape]> = [
