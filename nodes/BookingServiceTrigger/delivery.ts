@@ -28,7 +28,6 @@ export interface DeliveryEnvelope {
 }
 
 const UNVERIFIABLE = 'its signature cannot be checked (the API key changed)';
-const TOO_MANY = 'too many unverified requests arrived';
 
 type Unverified = { rawBody: RawBody; header: SignatureHeader; stored: StoredSubscription; nowMs: number; print: string };
 
@@ -112,29 +111,31 @@ export function answerEvent(context: IWebhookFunctions, event: DeliveryEnvelope,
 	return { workflowData: [context.helpers.returnJsonArray(item)] };
 }
 
+/** Whether the credential holds the key of `print` now: the builder may have switched it since it was last read. */
+const holdsKey = async (context: IWebhookFunctions, print: string) =>
+	await readCredential(context).then((credential) => keyPrint(credential) === print, () => false);
+
 /** The secret or why the key cannot open it, remembered (a flood costs one credential read); unknown is no key change. */
 type KeyAnswer = { state: KeyState; fresh: boolean } | { unknown: string };
 async function keyStateOf(context: IWebhookFunctions, stored: StoredSubscription, nowMs: number): Promise<KeyAnswer> {
 	const remembered = secretMemory.get(stored, stored.sealedSecret, nowMs);
 	if (remembered !== undefined) return { state: remembered, fresh: false };
-	if (!workBudget.take(scopeOf(context), nowMs)) return { unknown: `${TOO_MANY} to read the credential now` };
+	if (!workBudget.take(scopeOf(context), nowMs))
+		return { unknown: 'too many unverified requests arrived to read the credential now' };
 	const credential = await readCredential(context).catch((error: Error) => ({ unreadable: error.message }));
 	if ('unreadable' in credential) return { unknown: `its credential could not be read: ${credential.unreadable}` };
 	const secret = openSecret(stored.sealedSecret, credential.apiKey, stored);
 	let state: KeyState = secret === undefined ? 'switched' : { secret };
 	if (secret === undefined && 'baseUrl' in credential && credential.baseUrl === stored.baseUrl) {
 		const print = keyPrint(credential);
-		// Cached for the key asked about: an answer given while the credential was switched is not that key's.
-		const asked = keyOwners.get(print, nowMs, async () => {
+		const account = await keyOwners.get(print, nowMs, async () => {
 			const answer = await accountOf(context);
-			const same = await readCredential(context).then((now) => keyPrint(now) === print, () => false);
-			return same ? answer : { failure: new Error('the credential changed while the service was asked') };
-		});
-		const account = (await asked?.answer) ?? { failure: new Error(TOO_MANY) };
-		const failure = 'failure' in account ? (account.failure as Error).message : undefined;
-		if (failure !== undefined) return { unknown: `the service did not say whose the API key is: ${failure}` };
-		const same = (account as { accountId: string }).accountId === stored.accountId;
-		state = same ? { rotated: print } : 'switched';
+			const held = await holdsKey(context, print);
+			return held ? answer : { failure: new Error('the credential changed while the service was asked') };
+		}).answer;
+		if ('failure' in account)
+			return { unknown: `the service did not say whose the API key is: ${(account.failure as Error).message}` };
+		state = account.accountId === stored.accountId ? { rotated: print } : 'switched';
 	}
 	secretMemory.remember(stored, stored.sealedSecret, state, nowMs);
 	return { state, fresh: true };
@@ -149,7 +150,7 @@ async function answerUnverifiable(context: IWebhookFunctions, { rawBody, header,
 	// Nothing is answered before the service confirms the event: an unverified sender learns nothing from a 2xx.
 	// Read only with the key proven to be of the subscription's account: after a switch, forgotten and asked again.
 	const keyHolds = async () => {
-		const same = await readCredential(context).then((credential) => keyPrint(credential) === print, () => false);
+		const same = await holdsKey(context, print);
 		if (!same) secretMemory.forget(stored, stored.sealedSecret);
 		return same;
 	};

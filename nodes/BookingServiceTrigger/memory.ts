@@ -66,8 +66,7 @@ export class RunMemory {
 		return 'run';
 	}
 
-	/** A checked request that ran, by its id and the booking and kind it named: the service's retry of it is a repeat,
-	 * though the booking changed since without an event (RT5-C1). Only what ran is kept, so no flood can evict. */
+	/** A checked request that ran, by its id and what it named: its retry is a repeat, whatever changed since (RT5-C1). */
 	noteChecked(scope: string, eventId: string, subject: string): void {
 		this.#set(this.#key(scope, `checked:${eventId}:${subject}`), 'event');
 	}

@@ -2,9 +2,12 @@
 // webhook trigger's listings and key owners): one ask per key per time-to-live, bounded in keys.
 import { setAsNewest } from './setAsNewest';
 
+/** An answer, and when it was asked. */
+export type Answer<T> = { askedMs: number; answer: Promise<T> };
+
 /** An answer per key, asked again once `ttlMs` passed (or the clock went back) and `mayAsk` allows; the last `kept`. */
 export class CachedAnswers<T> {
-	readonly #byKey = new Map<string, { askedMs: number; answer: Promise<T> }>();
+	readonly #byKey = new Map<string, Answer<T>>();
 
 	readonly ttlMs: number;
 	readonly kept: number;
@@ -14,7 +17,9 @@ export class CachedAnswers<T> {
 		this.kept = kept;
 	}
 
-	get(key: string, nowMs: number, ask: () => Promise<T>, mayAsk = () => true) {
+	get(key: string, nowMs: number, ask: () => Promise<T>): Answer<T>;
+	get(key: string, nowMs: number, ask: () => Promise<T>, mayAsk: () => boolean): Answer<T> | undefined;
+	get(key: string, nowMs: number, ask: () => Promise<T>, mayAsk = () => true): Answer<T> | undefined {
 		let entry = this.#byKey.get(key);
 		if ((entry === undefined || nowMs - entry.askedMs >= this.ttlMs || nowMs < entry.askedMs) && mayAsk()) {
 			entry = { askedMs: nowMs, answer: ask() };

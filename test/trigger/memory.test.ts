@@ -217,7 +217,7 @@ describe('WorkBudget: work for requests not yet verified', () => {
 describe('CachedAnswers: what serves a flood (the account listings, whose a key is), asked again only when stale', () => {
 	const answers = () => new Answers<string>(10_000, 16);
 	const read = async (cache: Answers<string>, key: string, ms: number, ask: () => Promise<string>, may?: () => boolean) =>
-		await cache.get(key, ms, ask, may)?.answer;
+		await (may === undefined ? cache.get(key, ms, ask) : cache.get(key, ms, ask, may))?.answer;
 
 	it('asks once per key per ttl whatever arrives, and gives the answer to every request meanwhile', async () => {
 		const cache = answers();
