@@ -4,32 +4,8 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { serviceErrorDetailsOf } from '../shared/serviceErrors';
-import { IN_THE_APP } from '../shared/setupTexts';
+import { IN_THE_APP, URL_GUIDANCE, webhookUrlProblem } from '../shared/setupTexts';
 import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from './records';
-
-/** Judged locally only to explain a refusal: the request is always sent, since a local simulator may accept it. */
-export function webhookUrlProblem(webhookUrl: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(webhookUrl);
-	} catch {
-		return 'it is not a valid URL';
-	}
-	if (url.protocol !== 'https:') return 'it uses http, and the service delivers only to https';
-	const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-	const local = host === 'localhost' || /\.(localhost|local)$/.test(host) || !/[.:]/.test(host);
-	if (local) return `its host "${host}" is only reachable on this machine or network`;
-	if (PRIVATE_IPV4.test(host) || PRIVATE_IPV6.test(host)) return `its address ${host} is private or reserved`;
-	return undefined;
-}
-
-// 0/8, 10/8, 127/8, 100.64/10, 169.254/16, 172.16/12, 192.168/16 and 224/4 up; IPv6 loopback, unspecified, unique
-// local (fc00::/7), link-local (fe80::/10) and IPv4-mapped.
-const PRIVATE_IPV4 =
-	/^(0|10|127|100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])|169\.254|172\.(1[6-9]|2\d|3[01])|192\.168|22[4-9]|2[3-5]\d)\.[\d.]+$/;
-const PRIVATE_IPV6 = /^(::1?$|f[cd]|fe[89ab]|::ffff:)/;
-
-const URL_GUIDANCE = `The Booking Service delivers only to https addresses on the public internet. Testing the trigger in the editor subscribes n8n's Test URL (…/webhook-test/…); an active workflow subscribes its Production URL (…/webhook/…). Both are built from n8n's WEBHOOK_URL setting. If n8n runs on your computer or on a private network, expose it through an https tunnel (for example cloudflared or ngrok), set the environment variable WEBHOOK_URL to the public https address (e.g. https://n8n.example.com/) and restart n8n. Behind a reverse proxy, set WEBHOOK_URL to the address the internet reaches.`;
 
 // The contract does not name the limit's error code: a 4xx other than 401, 403, 404 and 429 speaking of a limit.
 const LIMIT =

@@ -6,7 +6,8 @@ import { isSelectedEvent } from '../../nodes/shared/booking.ts';
 import { bookingServiceApiRequest } from '../../nodes/shared/transport.ts';
 import { fakeContext } from '../unit/fake-context.ts';
 import { normaliseEventSelection, subscriptionDescription } from '../../nodes/BookingServiceTrigger/records.ts';
-import { explainSubscribeFailure, webhookUrlProblem } from '../../nodes/BookingServiceTrigger/activationErrors.ts';
+import { explainSubscribeFailure } from '../../nodes/BookingServiceTrigger/activationErrors.ts';
+import { webhookUrlProblem } from '../../nodes/shared/setupTexts.ts';
 
 const node = {
 	id: 'n1',
