@@ -5,6 +5,7 @@ import { createHash } from 'crypto';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { setAsNewest } from '../shared/setAsNewest';
+import { TwoGenerationMap } from '../shared/twoGenerationMap';
 import type { StoredSubscription } from './records';
 import type { SecretBinding } from './signingSecret';
 
@@ -28,18 +29,14 @@ export type Proof = 'signed' | 'checked';
 
 type Mark = 'event' | Proof;
 
-/** Entries held at most in total (two per event): the last half always, about 7 MiB at the bound. */
+/** Entries held at most (two per event), the last half always: about 7 MiB, keys being 128-bit digests of any input. */
 export const MAX_RUN_RECORDS = 100_000;
 
-// Two generations rather than a strict LRU: deleting a Map's oldest entries one by one leaves holes at its front that
-// every eviction walks. Keys are 128-bit digests, so an entry's size does not depend on what a sender chose.
 export class RunMemory {
-	#newer = new Map<string, Mark>();
-	#older = new Map<string, Mark>();
-	readonly #generationSize: number;
+	readonly #entries: TwoGenerationMap<string, Mark>;
 
 	constructor(maxEntries: number = MAX_RUN_RECORDS) {
-		this.#generationSize = Math.max(1, Math.floor(maxEntries / 2));
+		this.#entries = new TwoGenerationMap(maxEntries);
 	}
 
 	/**
@@ -51,45 +48,32 @@ export class RunMemory {
 	claim(scope: string, eventId: string, fact: string | undefined, proof: Proof, record = true, subject?: string) {
 		// Any request may consult the ids that ran signed; only a signed one records its own (a checked id is the sender's),
 		// and a checked one that ran is known by its id and what it named (noteChecked).
-		const ran = (what: string) => this.#get(this.#key(scope, what)) !== undefined;
+		const ran = (what: string) => this.#entries.get(this.#key(scope, what)) !== undefined;
 		if (ran(`event:${eventId}`) || (subject !== undefined && ran(`checked:${eventId}:${subject}`))) return 'repeat';
 		const eventKey = proof === 'signed' ? this.#key(scope, `event:${eventId}`) : undefined;
 		const factKey = fact === undefined ? undefined : this.#key(scope, `fact:${fact}`);
-		const factMark = factKey === undefined ? undefined : this.#get(factKey);
+		const factMark = factKey === undefined ? undefined : this.#entries.get(factKey);
 		if (factMark === 'checked' || (proof === 'checked' && factMark !== undefined)) {
-			if (record && eventKey !== undefined) this.#set(eventKey, 'event');
+			if (record && eventKey !== undefined) this.#entries.set(eventKey, 'event');
 			return 'factRan'; // what it reports ran already under another event id
 		}
 		if (!record) return 'run';
-		if (eventKey !== undefined) this.#set(eventKey, 'event');
-		if (factKey !== undefined) this.#set(factKey, proof);
+		if (eventKey !== undefined) this.#entries.set(eventKey, 'event');
+		if (factKey !== undefined) this.#entries.set(factKey, proof);
 		return 'run';
 	}
 
 	/** A checked request that ran, by its id and what it named: its retry is a repeat, whatever changed since (RT5-C1). */
 	noteChecked(scope: string, eventId: string, subject: string): void {
-		this.#set(this.#key(scope, `checked:${eventId}:${subject}`), 'event');
+		this.#entries.set(this.#key(scope, `checked:${eventId}:${subject}`), 'event');
 	}
 
 	get size(): number {
-		return this.#newer.size + this.#older.size;
+		return this.#entries.size;
 	}
 
 	#key(scope: string, what: string): string {
 		return createHash('sha256').update(scope).update('\n').update(what).digest().subarray(0, 16).toString('base64url');
-	}
-
-	#get(key: string): Mark | undefined {
-		return this.#newer.get(key) ?? this.#older.get(key);
-	}
-
-	#set(key: string, mark: Mark): void {
-		this.#older.delete(key);
-		if (!this.#newer.has(key) && this.#newer.size >= this.#generationSize) {
-			this.#older = this.#newer;
-			this.#newer = new Map();
-		}
-		this.#newer.set(key, mark);
 	}
 }
 
