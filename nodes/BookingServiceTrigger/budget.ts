@@ -1,11 +1,16 @@
-// What work for requests not yet verified may cost, in this process's memory like memory.ts: a budget per account for
-// what they make the node send it, each trigger's share, and answers that serve a flood (listings, whose a key is).
-import type { IDataObject } from 'n8n-workflow';
+// What unverified requests may cost, in this process's memory like memory.ts: a budget per account, each trigger's
+// share, and answers that serve a flood: whose each key is, and each account's bookings as listed lately. A listing
+// read, at most every 10 s, lists the newest changes, then goes on from where the last read stopped, back as far as the
+// service retries: a backlog longer than one read is covered over the service's retries (RT6-2).
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { CachedAnswers } from '../shared/cachedAnswers';
+import { fetchListPage, MAX_PAGE_SIZE } from '../shared/paging';
+import type { ListPageRequest } from '../shared/paging';
 import { setAsNewest } from '../shared/setAsNewest';
 import { TokenBucket } from '../shared/tokenBucket';
 import type { BudgetLimits } from '../shared/tokenBucket';
+import { LOOKUP_TIMEOUT_MS } from './service';
 
 /** The contract shows no rate limit: what unverified requests may cost an account (and Base URL) per process, any 60 s. */
 export const UNVERIFIED_REQUESTS_PER_MINUTE = 90;
@@ -44,11 +49,63 @@ export class WorkBudget {
 	}
 }
 
-/** Per account, the bookings it listed as changed last (serviceCheck.ts), read at most every 10 s; 16 accounts kept. */
-export const changeListings = new CachedAnswers<Map<string, IDataObject> | undefined>(10_000, 16);
 /** Whose each API key is (GET /me), a failure too: floods at the triggers of any key ask once a minute. */
 export const keyOwners = new CachedAnswers<{ accountId: string } | { failure: unknown }>(60_000, KEPT);
-/** The pages an account's listing reads at most: the first paid when asked, the others by the listing itself. */
-export const LISTING_PAGES = 5;
 
 export const workBudget = new WorkBudget();
+
+/** A booking as listed, and when the read began: it shows nothing that happened after. */
+export type Listed = { booking: IDataObject; readMs: number };
+/** A read through the account's changes, newest first, and where it stopped. */
+type Pass = { qs: IDataObject; cursor?: string };
+type AccountListing = { listed: Map<string, Listed>; pass?: Pass; readMs: number; reading?: Promise<void> };
+
+/** The pages of one read: the first paid when it is asked, each other before it is asked. */
+export const LISTING_PAGES = 5;
+/** Bookings kept per account, and accounts: a few KB each, 10,000 at most. */
+export const [KEPT_BOOKINGS, KEPT_ACCOUNTS] = [2_500, 4];
+const accounts = new Map<string, AccountListing>();
+export const listingsKept = () => [...accounts.values()].map((listing) => listing.listed.size);
+
+/** The newest page, then the pass's next pages while the account's budget allows; what was read before a failure counts. */
+async function readOn(context: IWebhookFunctions, account: string, pass: Pass | undefined, sinceMs: number) {
+	const [read, deadline] = [[] as IDataObject[], Date.now() + LOOKUP_TIMEOUT_MS];
+	let next: Pass | undefined = { qs: { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt' } };
+	for (let page = 0; page < LISTING_PAGES && next !== undefined; page++) {
+		if (page > 0 && !workBudget.account(account).take(Date.now())) break;
+		const request: ListPageRequest = { path: '/bookings', limit: MAX_PAGE_SIZE, deadline, maxAttempts: 1, ...next };
+		const answer = await fetchListPage.call(context, request).catch(() => undefined);
+		if (answer === undefined && page > 0) pass = undefined; // the next read starts again (a cursor's lifetime is not shown)
+		if (answer === undefined) break;
+		read.push(...(answer.items as IDataObject[]));
+		const after: Pass | undefined = answer.nextCursor ? { qs: next.qs, cursor: answer.nextCursor } : undefined;
+		if (page > 0 || pass === undefined) pass = after; // the newest page starts a pass when none is under way
+		next = pass;
+	}
+	return { read, pass };
+}
+
+/**
+ * The booking as last listed for `account`, after the read now due if the account's budget pays its first page.
+ * `withKey` makes the read between two checks that the credential still holds the account's key: kept only then.
+ */
+export async function listedBooking(
+	context: IWebhookFunctions,
+	{ account, bookingId, nowMs, sinceMs }: { account: string; bookingId: string; nowMs: number; sinceMs: number },
+	withKey: <T>(read: () => Promise<T>) => Promise<T>,
+): Promise<Listed | undefined> {
+	const listing = accounts.get(account) ?? { listed: new Map<string, Listed>(), readMs: -Infinity };
+	setAsNewest(accounts, account, listing, KEPT_ACCOUNTS);
+	const due = nowMs - listing.readMs >= 10_000 || nowMs < listing.readMs;
+	if (listing.reading === undefined && due && workBudget.account(account).take(nowMs)) {
+		listing.readMs = nowMs;
+		listing.reading = withKey(async () => await readOn(context, account, listing.pass, sinceMs))
+			.then(({ read, pass }) => {
+				listing.pass = pass;
+				for (const item of read) setAsNewest(listing.listed, String(item.id), { booking: item, readMs: nowMs }, KEPT_BOOKINGS);
+			}, () => undefined)
+			.finally(() => (listing.reading = undefined));
+	}
+	await listing.reading;
+	return listing.listed.get(bookingId);
+}

@@ -3,13 +3,12 @@
 // fields. That proves a fact, not an event, so each fact runs at most once per trigger (memory.ts).
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { fetchListPage, MAX_PAGE_SIZE } from '../shared/paging';
 import { isResourceId } from '../shared/resourceId';
-import { changeListings, LISTING_PAGES, workBudget } from './budget';
+import { listedBooking, workBudget } from './budget';
 import type { DeliveryEnvelope } from './delivery';
 import { factOf, scopeOf } from './memory';
 import type { StoredSubscription } from './records';
-import { LOOKUP_TIMEOUT_MS, requestOnce } from './service';
+import { requestOnce } from './service';
 import { isFresh } from './signingSecret';
 import type { SignatureHeader } from './signingSecret';
 
@@ -74,7 +73,7 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 
 /**
  * The booking as the service has it now, if it shows the event happened: looked up while the budget allows, else from
- * its account's listing of the last changes, if read after the event (an older one may predate it: a retry reads anew).
+ * its account's listing (budget.ts), if listed after the event.
  * Each read is made between two checks that the credential is still the key proven for the account (RT5-C2).
  */
 export async function confirmWithService(
@@ -101,27 +100,11 @@ export async function confirmWithService(
 			return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
 		}
 	} else {
-		const list = async () => await withKey(async () => {
-			// Newest first, back to what the service may still retry; each page one attempt, paid before it is asked
-			// (the first when the listing is) from the account's budget. What was read before a failure still counts.
-			const qs = { updatedSince: new Date(nowMs - RETRY_HORIZON_MS).toISOString(), sort: '-updatedAt' };
-			const [items, deadline] = [[] as IDataObject[], Date.now() + LOOKUP_TIMEOUT_MS];
-			let cursor: string | null | undefined;
-			for (let page = 0; page < LISTING_PAGES && cursor !== null; page++) {
-				if (page > 0 && !workBudget.account(account).take(Date.now())) break;
-				const request = { path: '/bookings', qs, limit: MAX_PAGE_SIZE, cursor: cursor ?? undefined, deadline };
-				const read = await fetchListPage.call(context, { ...request, maxAttempts: 1 }).catch(() => undefined);
-				items.push(...((read?.items ?? []) as IDataObject[]));
-				cursor = read?.nextCursor || null;
-			}
-			return new Map(items.map((item) => [String(item.id), item]));
-		}).catch(() => undefined);
-		// Only a listing read a second after the event can show it (an older one may predate it: a retry reads anew).
-		const listed = changeListings.get(account, nowMs, list, () => workBudget.account(account).take(nowMs));
-		const fresh = listed !== undefined && listed.askedMs >= timeOf(envelope.createdAt) + SAME_INSTANT_MS;
-		booking = fresh ? (await listed.answer)?.get(bookingId) : undefined;
-		const notListed = `too many unverified requests, and booking ${bookingId} is not in a listing read since the event`;
-		if (booking === undefined) return { problem: notListed };
+		// Only a booking listed a second after the event can show it (an older read may predate it: a retry reads anew).
+		const listed = await listedBooking(context, { account, bookingId, nowMs, sinceMs: nowMs - RETRY_HORIZON_MS }, withKey);
+		if (listed === undefined || listed.readMs < timeOf(envelope.createdAt) + SAME_INSTANT_MS)
+			return { problem: `too many unverified requests, and booking ${bookingId} is not in a listing read since the event` };
+		booking = listed.booking;
 	}
 	const problem = unproven(envelope.type, booking, oldestDeliverable(stored, nowMs));
 	return problem === undefined ? { booking: booking as IDataObject } : { problem };

@@ -1,11 +1,11 @@
 // A cache of answers that cost a request, for what a node may be asked for again and again whatever arrives (the
-// webhook trigger's listings and key owners): one ask per key per time-to-live, bounded in keys.
+// webhook trigger's key owners): one ask per key per time-to-live, bounded in keys.
 import { setAsNewest } from './setAsNewest';
 
 /** An answer, and when it was asked. */
 export type Answer<T> = { askedMs: number; answer: Promise<T> };
 
-/** An answer per key, asked again once `ttlMs` passed (or the clock went back) and `mayAsk` allows; the last `kept`. */
+/** An answer per key, asked again once `ttlMs` passed (or the clock went back); the last `kept`. */
 export class CachedAnswers<T> {
 	readonly #byKey = new Map<string, Answer<T>>();
 
@@ -17,11 +17,9 @@ export class CachedAnswers<T> {
 		this.kept = kept;
 	}
 
-	get(key: string, nowMs: number, ask: () => Promise<T>): Answer<T>;
-	get(key: string, nowMs: number, ask: () => Promise<T>, mayAsk: () => boolean): Answer<T> | undefined;
-	get(key: string, nowMs: number, ask: () => Promise<T>, mayAsk = () => true): Answer<T> | undefined {
+	get(key: string, nowMs: number, ask: () => Promise<T>): Answer<T> {
 		let entry = this.#byKey.get(key);
-		if ((entry === undefined || nowMs - entry.askedMs >= this.ttlMs || nowMs < entry.askedMs) && mayAsk()) {
+		if (entry === undefined || nowMs - entry.askedMs >= this.ttlMs || nowMs < entry.askedMs) {
 			entry = { askedMs: nowMs, answer: ask() };
 			setAsNewest(this.#byKey, key, entry, this.kept);
 		}

@@ -7,8 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { storeUndeleted } from '../../nodes/BookingServiceTrigger/records.ts';
 import { TokenBucket } from '../../nodes/shared/tokenBucket.ts';
 import { CachedAnswers as Answers } from '../../nodes/shared/cachedAnswers.ts';
+import type { IWebhookFunctions } from 'n8n-workflow';
 import {
 	ACCOUNT_BUDGET,
+	KEPT_ACCOUNTS,
+	KEPT_BOOKINGS,
+	listedBooking,
+	listingsKept,
 	UNVERIFIED_REQUESTS_PER_MINUTE,
 	WorkBudget,
 } from '../../nodes/BookingServiceTrigger/budget.ts';
@@ -214,37 +219,53 @@ describe('WorkBudget: work for requests not yet verified', () => {
 	});
 });
 
-describe('CachedAnswers: what serves a flood (the account listings, whose a key is), asked again only when stale', () => {
-	const answers = () => new Answers<string>(10_000, 16);
-	const read = async (cache: Answers<string>, key: string, ms: number, ask: () => Promise<string>, may?: () => boolean) =>
-		await (may === undefined ? cache.get(key, ms, ask) : cache.get(key, ms, ask, may))?.answer;
+describe('CachedAnswers: whose each key is (GET /me), asked again only when stale', () => {
+	const read = async (cache: Answers<string>, key: string, ms: number, ask: () => Promise<string>) =>
+		await cache.get(key, ms, ask).answer;
 
 	it('asks once per key per ttl whatever arrives, and gives the answer to every request meanwhile', async () => {
-		const cache = answers();
+		const cache = new Answers<string>(10_000, 16);
 		let asked = 0;
 		const ask = async () => `b${++asked}`;
 		const seen = [];
-		for (let ms = 0; ms < 30_000; ms += 10) seen.push(await read(cache, 'account', ms, ask));
+		for (let ms = 0; ms < 30_000; ms += 10) seen.push(await read(cache, 'key', ms, ask));
 		expect(asked).toBe(3);
 		expect([seen[0], seen.at(-1)]).toEqual(['b1', 'b3']);
-		expect(cache.get('account', 30_000 - 10, ask)?.askedMs).toBe(20_000); // when it was asked: listings predating an event are not used
+		expect(cache.get('key', 30_000 - 10, ask).askedMs).toBe(20_000);
 	});
 
-	it('asks again when the clock went back; asks nothing when not allowed (the account budget spent)', async () => {
-		const cache = answers();
+	it('asks again when the clock went back, and keeps the answers of its last keys only', async () => {
+		const cache = new Answers<string>(10_000, 16);
 		let asked = 0;
 		const ask = async () => `b${++asked}`;
-		await read(cache, 'account', 50_000, ask);
-		await read(cache, 'account', 1_000, ask);
+		await read(cache, 'key', 50_000, ask);
+		await read(cache, 'key', 1_000, ask);
 		expect(asked).toBe(2);
-		expect(await read(cache, 'other', 0, ask, () => false)).toBeUndefined();
-		expect(asked).toBe(2);
-	});
-
-	it('keeps the answers of its last keys only', async () => {
-		const cache = answers();
-		for (let index = 0; index < 100; index++) await read(cache, `account-${index}`, 0, async () => 'x');
+		for (let index = 0; index < 100; index++) await read(cache, `key-${index}`, 0, ask);
 		expect(cache.size).toBe(16);
+	});
+});
+
+describe("The accounts' listings (budget.ts): bounded in accounts and in bookings per account", () => {
+	// The read itself is the service's (red-team-6 reads 5,000 bookings through it); here each read gives 600 made-up
+	// bookings of its account, so only the bounds are under test.
+	const context = {} as IWebhookFunctions;
+	const reads = (account: string, from: number) => async <T>() =>
+		({ read: Array.from({ length: 600 }, (_, index) => ({ id: `${account}-${from + index}` })), pass: undefined }) as T;
+
+	it(`keeps the last ${KEPT_BOOKINGS} bookings listed per account, of its last ${KEPT_ACCOUNTS} accounts`, async () => {
+		const read = async (account: number, round: number, bookingId = 'none') => {
+			const query = { account: `a${account}`, bookingId, nowMs: 1_000_000 + round * 10_000, sinceMs: 0 };
+			return await listedBooking(context, query, reads(`a${account}`, round * 600));
+		};
+		for (let round = 0; round < 10; round++) for (let account = 0; account < KEPT_ACCOUNTS; account++) await read(account, round);
+		expect(listingsKept()).toEqual(Array(KEPT_ACCOUNTS).fill(KEPT_BOOKINGS)); // 6,000 read for each
+		// The read due at round 10 adds 600 more: the last 2,500 are 4100 to 6599, each with when its read began.
+		expect(await read(0, 10, 'a0-4099')).toBeUndefined();
+		expect(await read(0, 10, 'a0-4100')).toMatchObject({ booking: { id: 'a0-4100' }, readMs: 1_060_000 });
+		expect(await read(0, 10, 'a0-6599')).toMatchObject({ readMs: 1_100_000 });
+		for (let account = KEPT_ACCOUNTS; account < KEPT_ACCOUNTS + 2; account++) await read(account, 11);
+		expect(listingsKept()).toEqual([KEPT_BOOKINGS, KEPT_BOOKINGS, 600, 600]); // the first two accounts' went
 	});
 });
 
