@@ -11,6 +11,8 @@ export abstract class Accounts extends Publication {
 	readonly keys: string[];
 	/** When the user switched the credential away from an account (the docs: its subscription's deliveries are refused). */
 	readonly switches: Array<{ atMs: number; from: number }> = [];
+	/** When each of main's activations began and ended: one under way at a switch read the credential from before it. */
+	readonly activations: Array<{ startMs: number; endMs: number }> = [];
 	/** Bookings made through the API, oldest first: what the commands change. */
 	readonly bookings: string[] = [];
 	/** Every subscription seen in an account, by id: the account it lives in, when it was made. */

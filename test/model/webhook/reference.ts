@@ -81,11 +81,15 @@ export function strays(world: WebhookWorld): Set<string> {
 }
 
 /**
- * When the user first switched the credential away from account `index` at or after `ms`: the docs state that the
- * old subscription's deliveries are then refused, and that the user deletes it in that account's app.
+ * When the user first switched the credential away from account `index` at or after `ms`, the time a subscription was
+ * made: the docs state that the old subscription's deliveries are then refused, and that the user deletes it in that
+ * account's app. An activation under way at `ms` made it with the credential it read when it began (seed 5401: a
+ * switch back during the activation left the new subscription in the account switched away from, the log naming it).
  */
 export function switchAwayAfter(world: WebhookWorld, index: number, ms: number): number | undefined {
-	return world.switches.find((entry) => entry.from === index && entry.atMs >= ms)?.atMs;
+	const during = world.activations.filter((activation) => activation.startMs <= ms && ms <= activation.endMs);
+	const readMs = Math.min(ms, ...during.map((activation) => activation.startMs));
+	return world.switches.find((entry) => entry.from === index && entry.atMs >= readMs)?.atMs;
 }
 
 /** Whether the docs say that what the service sent one subscription (`copy`: its attempts of one event) may be lost. */

@@ -127,6 +127,8 @@ export class WebhookWorld extends Accounts {
 	}
 
 	async #activateOnce(mode: 'activate' | 'init' | 'update'): Promise<'ok' | 'failed'> {
+		const activation = { startMs: Date.now(), endMs: Infinity };
+		this.activations.push(activation);
 		try {
 			await this.harness.activate(mode);
 			this.active = true;
@@ -135,6 +137,7 @@ export class WebhookWorld extends Accounts {
 			this.active = false;
 			return 'failed';
 		} finally {
+			activation.endMs = Date.now();
 			this.#serve();
 		}
 	}
