@@ -1,0 +1,278 @@
+// Red team 7: the account listing that reads on (commit af5e872, budget.ts `listedBooking`). Promises under attack
+// (docs/webhook-trigger.md, "What holds", row "API key rotated on an active workflow": "Every event runs once …;
+// forged requests, however many, cost your account at most 90 requests a minute per n8n process"; "Of over 5,000
+// changes made while n8n was down, the oldest may not run"; security page, "What forged requests cost": the listing is
+// "read at most once every 10 seconds per account whatever arrives", "Floods at other accounts' triggers cost an
+// account nothing").
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../simulator/index.ts';
+import type { Simulator } from '../simulator/index.ts';
+import { startTriggerHarness } from '../harness/trigger.ts';
+import type { TriggerHarness } from '../harness/trigger.ts';
+import { KEPT_ACCOUNTS, listingsKept, UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
+import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { signFromScratch } from './support.ts';
+import { budgetSteps, busiestMinute, noSecret, SCHEDULE_MS } from './red-team-budget-support.ts';
+
+const setup = rotationSetup();
+const { sim, advance } = setup;
+const { rotatedTriggers, attempt, lastSeq, sentSince, backlog } = budgetSteps(setup);
+
+const others: Simulator[] = [];
+const otherTriggers: TriggerHarness[] = [];
+afterEach(async () => {
+	for (const trigger of otherTriggers.splice(0)) await trigger.close();
+	for (const other of others.splice(0)) await other.close();
+});
+
+/** Another account (another simulator: another Base URL and account) with one active trigger, its key then rotated. */
+async function rotatedTriggerOfAnotherAccount(seed: number): Promise<{ other: Simulator; trigger: TriggerHarness }> {
+	const other = await startSimulator({ rateLimit: false, allowInsecureWebhookTargets: true, seed });
+	others.push(other);
+	const trigger = await startTriggerHarness({
+		baseUrl: other.baseUrl,
+		apiKey: other.apiKeys.readWrite,
+		parameters: { events: ['*'], options: {} },
+	});
+	otherTriggers.push(trigger);
+	await trigger.activate();
+	const newKey = other.control.createKey('readWrite').key;
+	trigger.setCredential({ apiKey: newKey, baseUrl: other.baseUrl });
+	other.control.revokeKey(other.apiKeys.readWrite);
+	return { other, trigger };
+}
+
+let forgedIds = 0;
+/** One forged creation (no secret, a booking that does not exist) at `trigger`; its status. */
+async function forgeAt(trigger: TriggerHarness): Promise<number> {
+	const body = forgedBody('booking.created', { id: (++forgedIds).toString(16).padStart(24, 'e') });
+	return (await trigger.post(body, noSecret(body))).status;
+}
+
+/** The account's listing reads that started (a first page: GET /bookings without a cursor). */
+const firstPages = (requests: ReturnType<typeof sentSince>) =>
+	requests.filter((request) => request.route === '/bookings' && request.query.cursor === undefined);
+
+/**
+ * `count` cancellations at account A (the main simulator, one rotated trigger) while n8n is down, their deliveries
+ * played oldest first, 50 ms apart, on the service's schedule (as budgetSteps.backlog). With `floodedOthers`, before
+ * each of A's deliveries the forger sends one forged request at each of those (other accounts') rotated triggers, after
+ * 25 at each at the start of every round so their look-ups are spent.
+ */
+async function backlogAtA(count: number, floodedOthers: TriggerHarness[]) {
+	const { triggers } = await rotatedTriggers(1);
+	const [trigger] = triggers;
+	sim.control.setDeliveryMode({ shuffle: true });
+	advance(60_000);
+	const { ids } = sim.control.generateBookings({ count });
+	for (const id of ids) {
+		advance(100);
+		sim.control.cancel(id, { by: 'host', reason: null });
+	}
+	const events = sim.control.events().filter((event) => event.type === 'booking.cancelled' && ids.includes(event.data.booking.id));
+	let pending = events.map((event) => JSON.stringify(event));
+	const firstSeq = lastSeq();
+	const refusedPerAttempt: number[] = [];
+	let forgedStatuses = new Set<number>();
+	for (const delayMs of SCHEDULE_MS) {
+		advance(delayMs);
+		for (const other of floodedOthers) for (let index = 0; index < 25; index++) forgedStatuses.add(await forgeAt(other));
+		const still: string[] = [];
+		for (const body of pending) {
+			advance(50);
+			for (const other of floodedOthers) forgedStatuses.add(await forgeAt(other));
+			if ((await attempt(trigger, body)) >= 300) still.push(body);
+		}
+		pending = still;
+		refusedPerAttempt.push(pending.length);
+	}
+	const sent = sentSince(firstSeq);
+	return {
+		events: events.length,
+		runs: trigger.executions.length,
+		neverRan: pending.length,
+		refusedPerAttempt,
+		busiest: busiestMinute(sent.map((request) => Date.parse(request.at))),
+		forgedStatuses: [...forgedStatuses],
+	};
+}
+
+describe('red team 7: the listing of a fifth account', () => {
+	// RT7-1 (a lost genuine backlog). History: five accounts in one n8n process (A, and B–E on other Base URLs), each
+	// with one active trigger whose credential's key was rotated (new key of the same account, old revoked, no
+	// republish). While n8n is down, A's host cancels 1,000 bookings (a fifth of the 5,000 the docs promise). n8n comes
+	// back; the service plays A's deliveries oldest first on its retry schedule. A forger who knows B–E's webhook URLs
+	// sends, before each of A's deliveries, one forged well-formed request (no secret, a booking that does not exist) at
+	// each of B–E (their look-ups spent by 25 first). Each forged request touches its account's listing, so only 4
+	// listings are kept and A's — its pass and its 2,500 kept bookings — is evicted before each A delivery: every read
+	// of A is a fresh first read (newest 500), the pass never reaches the older half of the backlog, and the retries of
+	// the oldest are refused until the schedule ends. Promise broken: "Every event runs once" with "Of over 5,000
+	// changes made while n8n was down, the oldest may not run" (docs/webhook-trigger.md); "Floods at other accounts'
+	// triggers cost an account nothing" (security page, Issue 37-4).
+	it('RT7-1: 1,000 cancellations at account A after a rotation run once, while forged requests flood four other accounts’ triggers', async () => {
+		const flooded: TriggerHarness[] = [];
+		for (let seed = 2; seed <= 5; seed++) flooded.push((await rotatedTriggerOfAnotherAccount(seed)).trigger);
+		const result = await backlogAtA(1_000, flooded);
+		process.stdout.write(`[rt7-1] ${JSON.stringify(result)} kept ${JSON.stringify(listingsKept())}\n`);
+		expect(result.forgedStatuses).toEqual([401]);
+		expect(result.neverRan).toBe(0);
+		expect(result.runs).toBe(result.events);
+	}, 600_000);
+
+	// Control for RT7-1: the same backlog with the same four other rotated accounts present but no forger: runs once.
+	it('held: 1,000 cancellations at account A after a rotation with four other rotated accounts idle: every one runs once', async () => {
+		for (let seed = 2; seed <= 5; seed++) await rotatedTriggerOfAnotherAccount(seed);
+		const result = await backlogAtA(1_000, []);
+		process.stdout.write(`[rt7-1 control] ${JSON.stringify(result)}\n`);
+		expect(result.neverRan).toBe(0);
+		expect(result.runs).toBe(result.events);
+	}, 600_000);
+});
+
+describe('red team 7: how often an account is listed', () => {
+	// RT7-2 (the listing's rate). History: five accounts in one process (A and B–E), one rotated trigger each (new key,
+	// old revoked, no republish). A forger sends well-formed forged requests (no secret, bookings that do not exist)
+	// round-robin at the five triggers, 20 a second for 20 s, after 25 at each so their look-ups are spent. Each
+	// request of a fifth account evicts the oldest kept listing, whose `readMs` goes with it, so every forged request at
+	// A finds A's listing "due" and starts another read while A's bucket pays a page. Promise broken: the listing is
+	// "read at most once every 10 seconds per account whatever arrives" (security page, "What forged requests cost").
+	it('RT7-2: an account’s listing is read at most once in any 10 s, whatever arrives at five accounts’ triggers', async () => {
+		const { triggers } = await rotatedTriggers(1);
+		const all = [triggers[0]];
+		for (let seed = 2; seed <= 5; seed++) all.push((await rotatedTriggerOfAnotherAccount(seed)).trigger);
+		sim.control.generateBookings({ count: 300 }); // A's listing has pages to read
+		advance(60_000);
+		for (const trigger of all) for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		const firstSeq = lastSeq();
+		const statuses = new Set<number>();
+		for (let step = 0; step < 400; step++) {
+			advance(50);
+			statuses.add(await forgeAt(all[step % all.length]));
+		}
+		const reads = firstPages(sentSince(firstSeq)).map((request) => Date.parse(request.at));
+		let most = 0;
+		for (const at of reads) most = Math.max(most, reads.filter((other) => other >= at && other < at + 10_000).length);
+		const sent = sentSince(firstSeq);
+		process.stdout.write(`[rt7-2] A's reads in 20 s: ${reads.length}, most in any 10 s: ${most}; requests to A ${sent.length}, busiest minute ${busiestMinute(sent.map((request) => Date.parse(request.at)))}\n`);
+		expect([...statuses]).toEqual([401]);
+		expect(busiestMinute(sent.map((request) => Date.parse(request.at)))).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(most).toBeLessThanOrEqual(1);
+	}, 120_000);
+
+	// Control: four accounts (the number kept), the same flood: A is read at most once in any 10 s.
+	it('held: with four rotated accounts flooded round-robin, an account’s listing is read at most once in any 10 s', async () => {
+		const { triggers } = await rotatedTriggers(1);
+		const all = [triggers[0]];
+		for (let seed = 2; seed <= KEPT_ACCOUNTS; seed++) all.push((await rotatedTriggerOfAnotherAccount(seed)).trigger);
+		sim.control.generateBookings({ count: 300 });
+		advance(60_000);
+		for (const trigger of all) for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		const firstSeq = lastSeq();
+		for (let step = 0; step < 400; step++) {
+			advance(50);
+			await forgeAt(all[step % all.length]);
+		}
+		const reads = firstPages(sentSince(firstSeq)).map((request) => Date.parse(request.at));
+		let most = 0;
+		for (const at of reads) most = Math.max(most, reads.filter((other) => other >= at && other < at + 10_000).length);
+		process.stdout.write(`[rt7-2 control] A's reads in 20 s: ${reads.length}, most in any 10 s: ${most}\n`);
+		expect(most).toBeLessThanOrEqual(1);
+	}, 120_000);
+});
+
+describe('red team 7: genuine backlogs at five accounts', () => {
+	// RT7-3 (a lost genuine backlog, no forger). History: five accounts in one n8n process (A and B–E), one active
+	// trigger each; each account's key rotated (new key, old revoked, no republish). While n8n is down each account's
+	// host cancels 600 bookings (3,000 in all; each account far under the 5,000 promised). n8n comes back; the five
+	// services retry their deliveries at the same time, so they arrive interleaved (A, B, C, D, E, A, …), each
+	// service oldest first, 50 ms apart, on the retry schedule. Only four accounts' listings are kept: each account's
+	// delivery finds its listing evicted by the four others', its pass lost, and reads only the newest pages again.
+	// Promise broken: "Every event runs once … Of over 5,000 changes made while n8n was down, the oldest may not run"
+	// (docs/webhook-trigger.md); the security page's "a backlog of 5,000 cancellations made while n8n was down runs
+	// once within the retry schedule".
+	it('RT7-3: 600 cancellations at each of five rotated accounts while n8n is down: every one runs once within the schedule', async () => {
+		const runs = await interleavedBacklogs(5, 600);
+		expect(runs).toEqual([600, 600, 600, 600, 600]);
+	}, 600_000);
+
+	// Control for RT7-3: four accounts (the number of listings kept), 600 each, interleaved the same way: all run once.
+	it('held: 600 cancellations at each of four rotated accounts while n8n is down: every one runs once within the schedule', async () => {
+		const runs = await interleavedBacklogs(KEPT_ACCOUNTS, 600);
+		expect(runs).toEqual([600, 600, 600, 600]);
+	}, 600_000);
+
+	async function interleavedBacklogs(accountCount: number, count: number): Promise<number[]> {
+		const { triggers } = await rotatedTriggers(1);
+		const accounts: { service: Simulator; trigger: TriggerHarness; secretOf: (id: string) => string }[] = [
+			{ service: sim, trigger: triggers[0], secretOf: (id) => setup.serviceSecretOf(id) },
+		];
+		for (let seed = 2; seed <= accountCount; seed++) {
+			const { other, trigger } = await rotatedTriggerOfAnotherAccount(seed);
+			const secretOf = (id: string) => (other.control.webhooks().find((subscription) => subscription.id === id) as { secret: string }).secret;
+			accounts.push({ service: other, trigger, secretOf });
+		}
+		advance(60_000);
+		const queues = accounts.map(({ service, trigger, secretOf }) => {
+			service.control.setDeliveryMode({ shuffle: true });
+			const { ids } = service.control.generateBookings({ count });
+			for (const id of ids) {
+				advance(20);
+				service.control.cancel(id, { by: 'host', reason: null });
+			}
+			const events = service.control.events().filter((event) => event.type === 'booking.cancelled' && ids.includes(event.data.booking.id));
+			return { trigger, secretOf, pending: events.map((event) => JSON.stringify(event)) };
+		});
+		const refusedPerAttempt: number[] = [];
+		for (const delayMs of SCHEDULE_MS) {
+			advance(delayMs);
+			const still = queues.map(() => [] as string[]);
+			const longest = Math.max(...queues.map((queue) => queue.pending.length));
+			for (let index = 0; index < longest; index++) {
+				for (const [which, { trigger, secretOf, pending }] of queues.entries()) {
+					const body = pending[index];
+					if (body === undefined) continue;
+					advance(10);
+					const subscriptionId = (trigger.nodeStaticData.subscription as { id: string }).id;
+					const status = (await trigger.post(body, { 'Service-Signature': signFromScratch(secretOf(subscriptionId), body) })).status;
+					if (status >= 300) still[which].push(body);
+				}
+			}
+			for (const [which, queue] of queues.entries()) queue.pending = still[which];
+			refusedPerAttempt.push(queues.reduce((sum, queue) => sum + queue.pending.length, 0));
+		}
+		const runs = queues.map((queue) => queue.trigger.executions.length);
+		process.stdout.write(`[rt7-3 ${accountCount} accounts] runs per account ${JSON.stringify(runs)}, refused per attempt ${JSON.stringify(refusedPerAttempt)}\n`);
+		return runs;
+	}
+});
+
+describe('red team 7: a listing page that fails', () => {
+	// RT7-4 (a lost genuine backlog, no forger). History: one active trigger; its key rotated (new key, old revoked, no
+	// republish). While n8n is down the host cancels 1,000 bookings. n8n comes back; the service plays the deliveries
+	// oldest first on its retry schedule. Meanwhile the service answers 429 to one listing page in four of those that
+	// continue a pass (a `cursor` page; e.g. its rate limit is shared with the account's other integrations): one per
+	// read. The page that fails resets the pass, so the next read starts again from the newest and fails again at the
+	// same depth: the pass never goes past the newest 400, and what the earlier pages of each read found is never
+	// built on. Promise broken: "Every event runs once … Of over 5,000 changes made while n8n was down, the oldest may
+	// not run" (docs/webhook-trigger.md); the security page states only that "a page that fails makes the next read
+	// start again from the newest", not that a backlog of 1,000 is then lost.
+	it('RT7-4: 1,000 cancellations after a rotation run once when one listing page in four continuing a pass is answered 429', async () => {
+		for (let fault = 0; fault < 2_000; fault++)
+			sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, skip: 3, kind: 'rate_limit', retryAfterSeconds: 0, query: { cursor: '*' } });
+		const result = await backlog(1_000);
+		sim.control.clearFaults();
+		process.stdout.write(`[rt7-4] ${JSON.stringify(result)}\n`);
+		expect(result.neverRan).toBe(0);
+		expect(result.runs).toBe(result.events);
+	}, 600_000);
+
+	// Control for RT7-4: the same backlog, one cursor page in twenty answered 429: every one runs once.
+	it('held: 1,000 cancellations after a rotation run once when one listing page in twenty continuing a pass is answered 429', async () => {
+		for (let fault = 0; fault < 500; fault++)
+			sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, skip: 19, kind: 'rate_limit', retryAfterSeconds: 0, query: { cursor: '*' } });
+		const result = await backlog(1_000);
+		sim.control.clearFaults();
+		process.stdout.write(`[rt7-4 control] ${JSON.stringify(result)}\n`);
+		expect(result.neverRan).toBe(0);
+	}, 600_000);
+});
