@@ -276,3 +276,69 @@ describe('red team 7: a listing page that fails', () => {
 		expect(result.neverRan).toBe(0);
 	}, 600_000);
 });
+
+describe('red team 7: what GET /me adds to the 90', () => {
+	// Tried: seven rotated triggers of one account, each credential with its own new key, flooded 10/s for 3 min: 140
+	// requests, 21 of them GET /me, busiest minute 66 (look-ups keep the bucket's lower half, so it never drains).
+	// RT7-5 (cost). History: seven active triggers of one account, each workflow with its own credential; the builder
+	// rotates by giving each credential its own new key of the account (seven keys), the old key revoked, no
+	// republish. A forger floods the seven webhook URLs with well-formed forged requests (no secret, bookings that do
+	// not exist), round-robin, 10 a second for three minutes. Each key is asked GET /me (not paid from the account's
+	// bucket: "asked at most once a minute per key"), every five minutes per trigger when its remembered key state
+	// lapses, while the bucket pays its 60 + 30 look-ups and listing pages. Promise broken: "forged requests, however
+	// many, cost your account at most 90 requests a minute per n8n process" (docs/webhook-trigger.md); the security
+	// page: floods "never made the node send more than 90 requests in any 60 s".
+	it('held: forged requests at seven rotated triggers with seven keys of one account cost it at most 90 requests in any 60 s', async () => {
+		const triggers: TriggerHarness[] = [];
+		for (let index = 0; index < 7; index++) triggers.push(await setup.activeTrigger());
+		for (const trigger of triggers) trigger.setCredential({ apiKey: sim.control.createKey('readWrite').key, baseUrl: sim.baseUrl });
+		sim.control.revokeKey(sim.apiKeys.readWrite);
+		sim.control.generateBookings({ count: 600 });
+		advance(60_000);
+		const firstSeq = lastSeq();
+		const statuses = new Set<number>();
+		for (let step = 0; step < 1_800; step++) {
+			advance(100);
+			statuses.add(await forgeAt(triggers[step % triggers.length]));
+		}
+		const sent = sentSince(firstSeq);
+		const busiest = busiestMinute(sent.map((request) => Date.parse(request.at)));
+		const me = sent.filter((request) => request.route === '/me').length;
+		process.stdout.write(`[rt7-5 one account] sent ${sent.length} in 3 min (GET /me ${me}), busiest minute ${busiest}\n`);
+		expect([...statuses]).toEqual([401]);
+		expect(busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+	}, 300_000);
+});
+
+describe('red team 7: GET /me and a drained bucket', () => {
+	// RT7-5 (cost). History: account A has seven active triggers, each workflow with its own credential; the builder
+	// rotates by giving each credential its own new key of A (seven keys), the old one revoked, no republish. Four
+	// other accounts (B–E) in the same process have one rotated trigger each. A forger floods all eleven webhook URLs
+	// round-robin with well-formed forged requests (no secret, bookings that do not exist), 10 a second for three
+	// minutes. The other accounts' requests evict A's kept listing (RT7-1), so nearly every forged request at A starts a
+	// listing read paid from the bottom of A's bucket, which then drains (60 + 30 a minute); GET /me of each of A's
+	// seven keys ("at most once a minute per key") is paid from no bucket, on top. Promise broken: "forged requests,
+	// however many, cost your account at most 90 requests a minute per n8n process" (docs/webhook-trigger.md).
+	it('RT7-5: forged requests at seven rotated triggers (seven keys) of A and four other accounts cost A at most 90 requests in any 60 s', async () => {
+		const mine: TriggerHarness[] = [];
+		for (let index = 0; index < 7; index++) mine.push(await setup.activeTrigger());
+		for (const trigger of mine) trigger.setCredential({ apiKey: sim.control.createKey('readWrite').key, baseUrl: sim.baseUrl });
+		sim.control.revokeKey(sim.apiKeys.readWrite);
+		sim.control.generateBookings({ count: 600 });
+		const all = [...mine];
+		for (let seed = 2; seed <= 5; seed++) all.push((await rotatedTriggerOfAnotherAccount(seed)).trigger);
+		advance(60_000);
+		const firstSeq = lastSeq();
+		const statuses = new Set<number>();
+		for (let step = 0; step < 1_800; step++) {
+			advance(100);
+			statuses.add(await forgeAt(all[step % all.length]));
+		}
+		const sent = sentSince(firstSeq);
+		const busiest = busiestMinute(sent.map((request) => Date.parse(request.at)));
+		const me = sent.filter((request) => request.route === '/me').length;
+		process.stdout.write(`[rt7-5] A was sent ${sent.length} in 3 min (GET /me ${me}, listing pages ${sent.filter((request) => request.route === '/bookings').length}), busiest minute ${busiest}\n`);
+		expect([...statuses]).toEqual([401]);
+		expect(busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+	}, 300_000);
+});
