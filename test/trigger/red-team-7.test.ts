@@ -11,12 +11,12 @@ import { startTriggerHarness } from '../harness/trigger.ts';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { KEPT_ACCOUNTS, listingsKept, UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { forgedBody, rotationSetup } from './rotation-support.ts';
-import { signFromScratch } from './support.ts';
+import { freeIntroCallStarts, signFromScratch } from './support.ts';
 import { budgetSteps, busiestMinute, noSecret, SCHEDULE_MS } from './red-team-budget-support.ts';
 
 const setup = rotationSetup();
 const { sim, advance } = setup;
-const { rotatedTriggers, attempt, lastSeq, sentSince, backlog } = budgetSteps(setup);
+const { rotatedTriggers, attempt, lastSeq, sentSince, backlog, eventBody } = budgetSteps(setup);
 
 const others: Simulator[] = [];
 const otherTriggers: TriggerHarness[] = [];
@@ -59,9 +59,10 @@ const firstPages = (requests: ReturnType<typeof sentSince>) =>
  * each of A's deliveries the forger sends one forged request at each of those (other accounts') rotated triggers, after
  * 25 at each at the start of every round so their look-ups are spent.
  */
-async function backlogAtA(count: number, floodedOthers: TriggerHarness[]) {
-	const { triggers } = await rotatedTriggers(1);
-	const [trigger] = triggers;
+async function backlogAtA(count: number, others: TriggerHarness[], floodedOfA = 0) {
+	const { triggers } = await rotatedTriggers(1 + floodedOfA);
+	const [trigger, ...ownFlooded] = triggers;
+	const floodedOthers = [...others, ...ownFlooded];
 	sim.control.setDeliveryMode({ shuffle: true });
 	advance(60_000);
 	const { ids } = sim.control.generateBookings({ count });
@@ -126,6 +127,18 @@ describe('red team 7: the listing of a fifth account', () => {
 		process.stdout.write(`[rt7-1 control] ${JSON.stringify(result)}\n`);
 		expect(result.neverRan).toBe(0);
 		expect(result.runs).toBe(result.events);
+	}, 600_000);
+});
+
+describe('red team 7: a flood at the backlog’s own account', () => {
+	// Tried: 3,000 cancellations at A after a rotation while forged requests (one per genuine delivery, after 25) flood
+	// two other rotated triggers of A itself: the listing reads on every 10 s and every one runs once.
+	it('held: 3,000 cancellations at A run once while two other triggers of A are flooded', async () => {
+		const result = await backlogAtA(3_000, [], 2);
+		process.stdout.write(`[rt7 own flood] ${JSON.stringify(result)}\n`);
+		expect(result.forgedStatuses).toEqual([401]);
+		expect(result.neverRan).toBe(0);
+		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
 	}, 600_000);
 });
 
@@ -342,3 +355,79 @@ describe('red team 7: GET /me and a drained bucket', () => {
 		expect(busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
 	}, 300_000);
 });
+
+describe('red team 7: a kept booking from just before the change', () => {
+	// RT7-6 (a genuine reschedule lost). History: one active trigger; key rotated (new key, old revoked, no republish).
+	// The service's clock is 1.2 s behind n8n's (its stamps, among them a delivery's createdAt, are 1.2 s early; the
+	// node compares its own clock, a read's `readMs`, with the service's createdAt). A booking is made and moved once
+	// (both delivered and run: look-ups). The trigger's look-ups are then spent (a flood of forged requests, no
+	// secret), and the last forged request starts a listing read at r: it keeps the booking as moved once. 0.2 s after
+	// r the booker moves it again. The service delivers that second move (createdAt r + 0.2 − 1.2 s) during the flood:
+	// r ≥ createdAt + 1 s, so the booking kept from r — the first move's state — is taken as showing it; the fact of the
+	// first move ran already, so the delivery is acknowledged 2xx and the service never retries it. The second move
+	// never runs. Promise broken: "Every event runs once, confirmed with the service" (docs/webhook-trigger.md); the
+	// security page: "Only a booking listed a second or more after the delivery's createdAt confirms it; an older one
+	// may show the booking before that change (… a second move was taken for the first and acknowledged …)".
+	it('RT7-6: the second move of a booking runs (or is refused for a retry) when the service’s clock is 1.2 s behind n8n’s', async () => {
+		const { triggers, newKey } = await rotatedTriggers(1);
+		const [trigger] = triggers;
+		sim.control.setDeliveryMode({ shuffle: true }); // the service's attempts are played by hand
+		advance(60_000);
+		const booking = await setup.bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		expect(await attempt(trigger, eventBody(booking.id, 'booking.created'))).toBe(200);
+		advance(60_000);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
+		expect(await attempt(trigger, lastEventBody(booking.id, 'booking.rescheduled'))).toBe(200);
+		expect(trigger.executions).toHaveLength(2);
+		// The forger spends the trigger's look-ups; 10 s later its next request starts a listing read at r.
+		for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		advance(10_000);
+		expect(await forgeUntilRead(trigger)).toBe(true); // the read at r (the share's 2 refilled look-ups spent first)
+		advance(200);
+		sim.control.reschedule(booking.id, { start: starts[1], by: 'booker' });
+		const second = JSON.parse(lastEventBody(booking.id, 'booking.rescheduled')) as { createdAt: string };
+		second.createdAt = new Date(Date.parse(second.createdAt) - 1_200).toISOString(); // the service's clock
+		advance(300);
+		const status = await attempt(trigger, JSON.stringify(second));
+		const ran = trigger.executions.map((execution) => (execution.items[0].json.booking as { start: string }).start);
+		process.stdout.write(`[rt7-6] second move answered ${status}; runs' starts ${JSON.stringify(ran)}; moved to ${starts[1]}\n`);
+		expect(status >= 300 || ran.includes(starts[1])).toBe(true);
+	}, 120_000);
+
+	// Control for RT7-6: the same history with the clocks agreeing: the second move is refused (401) for a later retry.
+	it('held: with the clocks agreeing, the second move delivered after a listing read 0.2 s before it is refused for a retry', async () => {
+		const { triggers, newKey } = await rotatedTriggers(1);
+		const [trigger] = triggers;
+		sim.control.setDeliveryMode({ shuffle: true });
+		advance(60_000);
+		const booking = await setup.bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		expect(await attempt(trigger, eventBody(booking.id, 'booking.created'))).toBe(200);
+		advance(60_000);
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
+		expect(await attempt(trigger, lastEventBody(booking.id, 'booking.rescheduled'))).toBe(200);
+		for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		advance(10_000);
+		expect(await forgeUntilRead(trigger)).toBe(true);
+		advance(200);
+		sim.control.reschedule(booking.id, { start: starts[1], by: 'booker' });
+		advance(300);
+		expect(await attempt(trigger, lastEventBody(booking.id, 'booking.rescheduled'))).toBe(401);
+		expect(trigger.executions).toHaveLength(2);
+	}, 120_000);
+});
+
+function lastEventBody(bookingId: string, type: string): string {
+	return JSON.stringify(sim.control.events().filter((entry) => entry.data.booking.id === bookingId && entry.type === type).at(-1));
+}
+
+/** Forged requests at `trigger` until one starts a listing read of the main account (at most five); whether one did. */
+async function forgeUntilRead(trigger: TriggerHarness): Promise<boolean> {
+	const readsBefore = firstPages(sentSince(0)).length;
+	for (let tries = 0; tries < 5; tries++) {
+		await forgeAt(trigger);
+		if (firstPages(sentSince(0)).length > readsBefore) return true;
+	}
+	return false;
+}
