@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
 import { startTriggerHarness } from '../harness/trigger.ts';
+import { TestCredentialsHelper } from '../harness/engine.ts';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { KEPT_ACCOUNTS, listingsKept, UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { forgedBody, rotationSetup } from './rotation-support.ts';
@@ -431,3 +432,54 @@ async function forgeUntilRead(trigger: TriggerHarness): Promise<boolean> {
 	}
 	return false;
 }
+
+describe('red team 7: a credential switched during a listing read', () => {
+	// Tried: one rotated trigger of A; its look-ups spent by forged requests; a forged request starts A's listing read,
+	// and right after the read's first check (found by its stack) that the credential holds A's key, the builder switches the credential to
+	// account C (another Base URL) with five bookings cancelled since. The pages go to C; the second check fails and the
+	// read is not kept. The credential switched back to A's key, a minute later, look-ups spent again, a forged
+	// cancellation of one of C's bookings (createdAt before the read) is refused: nothing of C was kept under A.
+	it('held: a listing read during which the credential is switched to another account keeps nothing of it', async () => {
+		const { triggers, newKey } = await rotatedTriggers(1);
+		const [trigger] = triggers;
+		const other = await startSimulator({ rateLimit: false, allowInsecureWebhookTargets: true, seed: 7 });
+		others.push(other);
+		advance(60_000);
+		const { ids } = other.control.generateBookings({ count: 5 });
+		for (const id of ids) {
+			advance(100);
+			other.control.cancel(id, { by: 'host', reason: null });
+		}
+		for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		advance(10_000);
+		const beforeRead = new Date(Date.now() - 5_000).toISOString();
+		const original = TestCredentialsHelper.prototype.getDecrypted;
+		let armed = true;
+		TestCredentialsHelper.prototype.getDecrypted = async function (this: TestCredentialsHelper, ...args: Parameters<typeof original>) {
+			const inListing = String(new Error().stack).includes('listedBooking');
+			const answer = await original.apply(this, args);
+			if (armed && inListing) {
+				armed = false;
+				// In n8n each read decrypts the stored credential anew: the request under way sees the switch too.
+				(this as unknown as { credentialsByType: Record<string, unknown> }).credentialsByType.bookingServiceApi = { apiKey: other.apiKeys.readWrite, baseUrl: other.baseUrl };
+			}
+			return answer;
+		};
+		const pagesAtOtherBefore = other.control.requests().filter((request) => request.route === '/bookings').length;
+		try {
+			for (let tries = 0; tries < 4 && armed; tries++) expect(await forgeAt(trigger)).toBe(401); // look-ups first
+		} finally {
+			TestCredentialsHelper.prototype.getDecrypted = original;
+		}
+		const pagesAtOther = other.control.requests().filter((request) => request.route === '/bookings').length - pagesAtOtherBefore;
+		trigger.setCredential({ apiKey: newKey, baseUrl: sim.baseUrl });
+		advance(60_000);
+		for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		const body = JSON.stringify({ id: 'evt_rt7switch000000000000', type: 'booking.cancelled', createdAt: beforeRead, apiVersion: 'v1', data: { booking: { id: ids[4] } } });
+		const status = (await trigger.post(body, noSecret(body))).status;
+		process.stdout.write(`[rt7 switch] pages read at C during A's read: ${pagesAtOther}; forged cancellation of C's booking at A: ${status}; runs ${trigger.executions.length}\n`);
+		expect(pagesAtOther).toBeGreaterThan(0); // the switch did land inside the read
+		expect(status).toBe(401);
+		expect(trigger.executions).toHaveLength(0);
+	}, 120_000);
+});
