@@ -43,6 +43,16 @@ async function rotatedTriggerOfAnotherAccount(seed: number): Promise<{ other: Si
 	return { other, trigger };
 }
 
+/** Runs `work` with n8n's (fake) clock going ten times as fast as real time, e.g. through a slow service's answers. */
+async function ticking<T>(work: () => Promise<T>): Promise<T> {
+	const ticker = setInterval(() => advance(100), 10);
+	try {
+		return await work();
+	} finally {
+		clearInterval(ticker);
+	}
+}
+
 let forgedIds = 0;
 /** One forged creation (no secret, a booking that does not exist) at `trigger`; its status. */
 async function forgeAt(trigger: TriggerHarness): Promise<number> {
@@ -60,7 +70,8 @@ const firstPages = (requests: ReturnType<typeof sentSince>) =>
  * each of A's deliveries the forger sends one forged request at each of those (other accounts') rotated triggers, after
  * 25 at each at the start of every round so their look-ups are spent.
  */
-async function backlogAtA(count: number, others: TriggerHarness[], floodedOfA = 0) {
+async function backlogAtA(count: number, others: TriggerHarness[], floodedOfA = 0, pageMs = 0) {
+	if (pageMs > 0) sim.control.addFault({ method: 'GET', path: '/bookings', count: 1e6, kind: 'latency', latencyMs: pageMs / 10 });
 	const { triggers } = await rotatedTriggers(1 + floodedOfA);
 	const [trigger, ...ownFlooded] = triggers;
 	const floodedOthers = [...others, ...ownFlooded];
@@ -83,11 +94,12 @@ async function backlogAtA(count: number, others: TriggerHarness[], floodedOfA = 
 		for (const body of pending) {
 			advance(50);
 			for (const other of floodedOthers) forgedStatuses.add(await forgeAt(other));
-			if ((await attempt(trigger, body)) >= 300) still.push(body);
+			if ((await (pageMs > 0 ? ticking(() => attempt(trigger, body)) : attempt(trigger, body))) >= 300) still.push(body);
 		}
 		pending = still;
 		refusedPerAttempt.push(pending.length);
 	}
+	sim.control.clearFaults();
 	const sent = sentSince(firstSeq);
 	return {
 		events: events.length,
@@ -482,4 +494,27 @@ describe('red team 7: a credential switched during a listing read', () => {
 		expect(status).toBe(401);
 		expect(trigger.executions).toHaveLength(0);
 	}, 120_000);
+});
+
+describe('red team 7: a slow service', () => {
+	// RT7-7 (a lost genuine backlog, no forger). History: one active trigger; key rotated (new key, old revoked, no
+	// republish). While n8n is down the host cancels 1,000 bookings. n8n comes back and the service plays the deliveries
+	// oldest first on its retry schedule; it is slow: each page of its listing takes 1 s to answer (look-ups are
+	// quick). A read's five pages share one 4 s deadline (LOOKUP_TIMEOUT_MS), so the fifth page always times out; a page
+	// that fails resets the pass, so each read starts again from the newest and stops at the same depth: the pass never
+	// goes past the newest 400. Promise broken: "Every event runs once … Of over 5,000 changes made while n8n was down,
+	// the oldest may not run" (docs/webhook-trigger.md).
+	it('RT7-7: 1,000 cancellations after a rotation run once when the service takes 1 s per listing page', async () => {
+		const result = await backlogAtA(1_000, [], 0, 1_000);
+		process.stdout.write(`[rt7-7] ${JSON.stringify(result)}\n`);
+		expect(result.neverRan).toBe(0);
+		expect(result.runs).toBe(result.events);
+	}, 600_000);
+
+	// Control for RT7-7: 0.5 s per listing page (a read's five pages fit its 4 s): every one runs once.
+	it('held: 1,000 cancellations after a rotation run once when the service takes 0.5 s per listing page', async () => {
+		const result = await backlogAtA(1_000, [], 0, 500);
+		process.stdout.write(`[rt7-7 control] ${JSON.stringify(result)}\n`);
+		expect(result.neverRan).toBe(0);
+	}, 600_000);
 });
