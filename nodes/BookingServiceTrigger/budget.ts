@@ -1,7 +1,6 @@
 // What unverified requests may cost, in this process's memory like memory.ts: a budget per account, each trigger's
-// share, and answers that serve a flood: whose each key is, and each account's bookings as listed lately. A listing
-// read, at most every 10 s, lists the newest changes, then goes on from where the last read stopped, back as far as the
-// service retries: a backlog longer than one read is covered over the service's retries (RT6-2).
+// share, and answers that serve a flood: whose each key is, and the bookings listed lately. A listing read lists the
+// newest changes, then goes on from where the last stopped, back four days: a backlog is covered over the retries.
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { CachedAnswers } from '../shared/cachedAnswers';
@@ -56,27 +55,26 @@ export const workBudget = new WorkBudget();
 
 /** A booking as listed, and when the read began: it shows nothing that happened after. */
 export type Listed = { booking: IDataObject; readMs: number };
-/** A read through the account's changes, newest first, and where it stopped. */
-type Pass = { qs: IDataObject; cursor?: string };
-type AccountListing = { listed: Map<string, Listed>; pass?: Pass; readMs: number; reading?: Promise<void> };
+type Pass = { qs: IDataObject; cursor?: string }; // a read through the account's changes, and where it stopped
 
-/** The pages of one read: the first paid when it is asked, each other before it is asked. */
-export const LISTING_PAGES = 5;
-/** Bookings kept per account, and accounts: a few KB each, 10,000 at most. */
-export const [KEPT_BOOKINGS, KEPT_ACCOUNTS] = [2_500, 4];
-const accounts = new Map<string, AccountListing>();
-export const listingsKept = () => [...accounts.values()].map((listing) => listing.listed.size);
+/** The bookings listed last over all accounts (a few KB each), so a flood at one account cannot evict another's pass. */
+export const KEPT_LISTED = 10_000;
+const listed = new Map<string, Listed>();
+const listings = new Map<string, { pass?: Pass; readMs: number; reading?: Promise<void> }>();
+export const listingsKept = () => ({ accounts: listings.size, bookings: listed.size });
 
-/** The newest page, then the pass's next pages while the account's budget allows; what was read before a failure counts. */
+/** The newest page, then up to four of the pass's next while the account's budget allows (each paid before it is asked). */
 async function readOn(context: IWebhookFunctions, account: string, pass: Pass | undefined, sinceMs: number) {
 	const [read, deadline] = [[] as IDataObject[], Date.now() + LOOKUP_TIMEOUT_MS];
 	let next: Pass | undefined = { qs: { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt' } };
-	for (let page = 0; page < LISTING_PAGES && next !== undefined; page++) {
+	for (let page = 0; page < 5 && next !== undefined; page++) {
 		if (page > 0 && !workBudget.account(account).take(Date.now())) break;
 		const request: ListPageRequest = { path: '/bookings', limit: MAX_PAGE_SIZE, deadline, maxAttempts: 1, ...next };
-		const answer = await fetchListPage.call(context, request).catch(() => undefined);
-		if (answer === undefined && page > 0) pass = undefined; // the next read starts again (a cursor's lifetime is not shown)
-		if (answer === undefined) break;
+		const refusal = (error?: { httpCode?: unknown }) => ({ refused: /^4(?!29)/.test(String(error?.httpCode)) });
+		const answer = await fetchListPage.call(context, request).catch(refusal);
+		// What was read before a failure counts. A cursor refused (its lifetime is not shown): the next read starts again.
+		if ('refused' in answer && answer.refused && page > 0) pass = undefined;
+		if ('refused' in answer) break;
 		read.push(...(answer.items as IDataObject[]));
 		const after: Pass | undefined = answer.nextCursor ? { qs: next.qs, cursor: answer.nextCursor } : undefined;
 		if (page > 0 || pass === undefined) pass = after; // the newest page starts a pass when none is under way
@@ -94,18 +92,18 @@ export async function listedBooking(
 	{ account, bookingId, nowMs, sinceMs }: { account: string; bookingId: string; nowMs: number; sinceMs: number },
 	withKey: <T>(read: () => Promise<T>) => Promise<T>,
 ): Promise<Listed | undefined> {
-	const listing = accounts.get(account) ?? { listed: new Map<string, Listed>(), readMs: -Infinity };
-	setAsNewest(accounts, account, listing, KEPT_ACCOUNTS);
-	const due = nowMs - listing.readMs >= 10_000 || nowMs < listing.readMs;
+	const listing = listings.get(account) ?? { readMs: -Infinity };
+	setAsNewest(listings, account, listing, KEPT);
+	const due = nowMs - listing.readMs >= 10_000 || nowMs < listing.readMs; // a read at most every 10 s
 	if (listing.reading === undefined && due && workBudget.account(account).take(nowMs)) {
 		listing.readMs = nowMs;
 		listing.reading = withKey(async () => await readOn(context, account, listing.pass, sinceMs))
 			.then(({ read, pass }) => {
 				listing.pass = pass;
-				for (const item of read) setAsNewest(listing.listed, String(item.id), { booking: item, readMs: nowMs }, KEPT_BOOKINGS);
+				for (const item of read) setAsNewest(listed, `${account}/${String(item.id)}`, { booking: item, readMs: nowMs }, KEPT_LISTED);
 			}, () => undefined)
 			.finally(() => (listing.reading = undefined));
 	}
 	await listing.reading;
-	return listing.listed.get(bookingId);
+	return listed.get(`${account}/${bookingId}`);
 }

@@ -18,6 +18,8 @@ export const RETRY_HORIZON_MS = 4 * 24 * 60 * 60 * 1000;
 
 /** The contract does not say updatedAt and createdAt (or a subscription's and a booking's) are stamped alike. */
 const SAME_INSTANT_MS = 1_000;
+/** n8n's clock and the service's may differ by seconds (RT7-6): a listing confirms what happened 5 s before it began. */
+const LISTED_AFTER_MS = 5_000;
 
 /** In-flight states (contract, States and transitions): no event has happened to a booking in them yet. */
 const IN_FLIGHT = new Set(['held', 'awaiting_payment']);
@@ -100,9 +102,9 @@ export async function confirmWithService(
 			return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
 		}
 	} else {
-		// Only a booking listed a second after the event can show it (an older read may predate it: a retry reads anew).
+		// An older read may predate the event: a retry reads anew.
 		const listed = await listedBooking(context, { account, bookingId, nowMs, sinceMs: nowMs - RETRY_HORIZON_MS }, withKey);
-		if (listed === undefined || listed.readMs < timeOf(envelope.createdAt) + SAME_INSTANT_MS)
+		if (listed === undefined || listed.readMs < timeOf(envelope.createdAt) + LISTED_AFTER_MS)
 			return { problem: `too many unverified requests, and booking ${bookingId} is not in a listing read since the event` };
 		booking = listed.booking;
 	}

@@ -10,8 +10,7 @@ import { CachedAnswers as Answers } from '../../nodes/shared/cachedAnswers.ts';
 import type { IWebhookFunctions } from 'n8n-workflow';
 import {
 	ACCOUNT_BUDGET,
-	KEPT_ACCOUNTS,
-	KEPT_BOOKINGS,
+	KEPT_LISTED,
 	listedBooking,
 	listingsKept,
 	UNVERIFIED_REQUESTS_PER_MINUTE,
@@ -246,26 +245,38 @@ describe('CachedAnswers: whose each key is (GET /me), asked again only when stal
 	});
 });
 
-describe("The accounts' listings (budget.ts): bounded in accounts and in bookings per account", () => {
+describe("The accounts' listings (budget.ts): bounded in bookings over all accounts, and in accounts", () => {
 	// The read itself is the service's (red-team-6 reads 5,000 bookings through it); here each read gives 600 made-up
 	// bookings of its account, so only the bounds are under test.
 	const context = {} as IWebhookFunctions;
-	const reads = (account: string, from: number) => async <T>() =>
-		({ read: Array.from({ length: 600 }, (_, index) => ({ id: `${account}-${from + index}` })), pass: undefined }) as T;
+	const reads = (account: string, from: number, count = 600) => async <T>() =>
+		({ read: Array.from({ length: count }, (_, index) => ({ id: `${account}-${from + index}` })), pass: undefined }) as T;
+	const read = async (account: string, round: number, bookingId = 'none', count = 600) => {
+		const query = { account, bookingId, nowMs: 1_000_000 + round * 10_000, sinceMs: 0 };
+		return await listedBooking(context, query, reads(account, round * 600, count));
+	};
 
-	it(`keeps the last ${KEPT_BOOKINGS} bookings listed per account, of its last ${KEPT_ACCOUNTS} accounts`, async () => {
-		const read = async (account: number, round: number, bookingId = 'none') => {
-			const query = { account: `a${account}`, bookingId, nowMs: 1_000_000 + round * 10_000, sinceMs: 0 };
-			return await listedBooking(context, query, reads(`a${account}`, round * 600));
-		};
-		for (let round = 0; round < 10; round++) for (let account = 0; account < KEPT_ACCOUNTS; account++) await read(account, round);
-		expect(listingsKept()).toEqual(Array(KEPT_ACCOUNTS).fill(KEPT_BOOKINGS)); // 6,000 read for each
-		// The read due at round 10 adds 600 more: the last 2,500 are 4100 to 6599, each with when its read began.
-		expect(await read(0, 10, 'a0-4099')).toBeUndefined();
-		expect(await read(0, 10, 'a0-4100')).toMatchObject({ booking: { id: 'a0-4100' }, readMs: 1_060_000 });
-		expect(await read(0, 10, 'a0-6599')).toMatchObject({ readMs: 1_100_000 });
-		for (let account = KEPT_ACCOUNTS; account < KEPT_ACCOUNTS + 2; account++) await read(account, 11);
-		expect(listingsKept()).toEqual([KEPT_BOOKINGS, KEPT_BOOKINGS, 600, 600]); // the first two accounts' went
+	it(`keeps the last ${KEPT_LISTED} bookings listed, over all accounts, each with when its read began`, async () => {
+		const start = listingsKept();
+		for (let round = 0; round < 5; round++) for (const account of ['a', 'b', 'c', 'd', 'e']) await read(account, round);
+		expect(listingsKept()).toEqual({ accounts: start.accounts + 5, bookings: KEPT_LISTED }); // 15,000 read
+		// 15,000 read: the first 5,000 went (rounds 0 and 1 of a, b and c, most of d's round 1). Asked within 10 s of
+		// their last reads, nothing is read again.
+		expect(await read('a', 4, 'a-1199')).toBeUndefined();
+		expect(await read('a', 4, 'a-1200')).toMatchObject({ booking: { id: 'a-1200' }, readMs: 1_020_000 });
+		expect(await read('b', 4, 'a-1200')).toBeUndefined(); // kept per account
+		expect(listingsKept().bookings).toBe(KEPT_LISTED);
+	});
+
+	it('paces the reads of the last 1,000 accounts: a flood at other accounts does not make one read again sooner', async () => {
+		let asked = 0;
+		const counted = async <T>() => ({ read: [], pass: undefined, asked: ++asked }) as T;
+		await listedBooking(context, { account: 'paced', bookingId: 'x', nowMs: 5_000_000, sinceMs: 0 }, counted);
+		for (let index = 0; index < 998; index++) await listedBooking(context, { account: `other-${index}`, bookingId: 'x', nowMs: 5_000_000, sinceMs: 0 }, counted);
+		await listedBooking(context, { account: 'paced', bookingId: 'x', nowMs: 5_009_000, sinceMs: 0 }, counted);
+		expect(asked).toBe(999); // read once in 10 s
+		for (let index = 0; index < 5; index++) await listedBooking(context, { account: `more-${index}`, bookingId: 'x', nowMs: 5_009_000, sinceMs: 0 }, counted);
+		expect(listingsKept().accounts).toBe(1_000);
 	});
 });
 
