@@ -1,0 +1,214 @@
+// Red team 8: the listing kept over all accounts (commit 6c39ada, budget.ts `listedBooking`). Promises under attack
+// (docs/webhook-trigger.md, "What holds", row "API key rotated on an active workflow": "Every event runs once …;
+// forged requests, however many, cost your account at most 90 requests a minute per n8n process"; "Of over 10,000
+// changes made while n8n was down, the oldest may not run"; security page, Issue 37-4: "Floods at other accounts'
+// triggers cost an account nothing", "a backlog of 10,000 cancellations made while n8n was down runs once within the
+// retry schedule"; "A page that fails without being refused (429, timeout, 5xx) keeps the pass for the next read").
+// Findings: RT8-1 (the 10,000 kept over all accounts: five other accounts' flooded reads evict A's listed backlog
+// between A's retries: 79 of A's 2,000 never run), RT8-2 (a service taking 2.5 s per listing page: the newest page
+// leaves the pass's page too little of the read's 4 s, it times out every read and the kept pass never moves: 107 of
+// 400 never run).
+// Held: the controls (no forger), a busy account's own flood (10,000 changed lately, 2,000 backlog).
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../simulator/index.ts';
+import type { Simulator } from '../simulator/index.ts';
+import { startTriggerHarness } from '../harness/trigger.ts';
+import type { TriggerHarness } from '../harness/trigger.ts';
+import { listingsKept, UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
+import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { budgetSteps, busiestMinute, noSecret, SCHEDULE_MS } from './red-team-budget-support.ts';
+
+const setup = rotationSetup();
+const { sim, advance } = setup;
+const { rotatedTriggers, attempt, lastSeq, sentSince } = budgetSteps(setup);
+
+const others: Simulator[] = [];
+const otherTriggers: TriggerHarness[] = [];
+afterEach(async () => {
+	for (const trigger of otherTriggers.splice(0)) await trigger.close();
+	for (const other of others.splice(0)) await other.close();
+});
+
+/** Another account (another simulator: another Base URL and account) with one active trigger, its key then rotated. */
+async function rotatedTriggerOfAnotherAccount(seed: number): Promise<{ other: Simulator; trigger: TriggerHarness }> {
+	const other = await startSimulator({ rateLimit: false, allowInsecureWebhookTargets: true, seed });
+	others.push(other);
+	const trigger = await startTriggerHarness({
+		baseUrl: other.baseUrl,
+		apiKey: other.apiKeys.readWrite,
+		parameters: { events: ['*'], options: {} },
+	});
+	otherTriggers.push(trigger);
+	await trigger.activate();
+	const newKey = other.control.createKey('readWrite').key;
+	trigger.setCredential({ apiKey: newKey, baseUrl: other.baseUrl });
+	other.control.revokeKey(other.apiKeys.readWrite);
+	return { other, trigger };
+}
+
+/** Runs `work` with n8n's (fake) clock following real time (the transport's timeouts are real-time sleeps). */
+async function realTime<T>(work: () => Promise<T>): Promise<T> {
+	const ticker = setInterval(() => advance(10), 10);
+	try {
+		return await work();
+	} finally {
+		clearInterval(ticker);
+	}
+}
+
+let forgedIds = 0;
+/** One forged creation (no secret, a booking that does not exist) at `trigger`; its status. */
+async function forgeAt(trigger: TriggerHarness): Promise<number> {
+	const body = forgedBody('booking.created', { id: (++forgedIds).toString(16).padStart(24, 'e') });
+	return (await trigger.post(body, noSecret(body))).status;
+}
+
+/** The forger's requests at `targets` over the last `windowMs` of a wait of `delayMs`: 25 at each, then four every 10 s. */
+async function floodWindow(targets: TriggerHarness[], delayMs: number, windowMs: number, statuses: Set<number>): Promise<void> {
+	const flooded = Math.min(delayMs, windowMs);
+	advance(delayMs - flooded);
+	for (const target of targets) for (let index = 0; index < 25; index++) statuses.add(await forgeAt(target));
+	for (let elapsed = 0; elapsed < flooded; elapsed += 10_000) {
+		advance(Math.min(10_000, flooded - elapsed));
+		for (const target of targets) for (let index = 0; index < 4; index++) statuses.add(await forgeAt(target)); // past the share's 2 refilled
+	}
+}
+
+/** Listing reads that started at the main account (a first page: GET /bookings without a cursor). */
+const firstPages = (requests: ReturnType<typeof sentSince>) =>
+	requests.filter((request) => request.route === '/bookings' && request.query.cursor === undefined);
+
+/**
+ * `count` cancellations at account A (the main simulator, one rotated trigger) while n8n is down; their deliveries
+ * played oldest first, `gapMs` apart, on the service's schedule. `between(delayMs)` runs in place of each wait between
+ * attempts (it must advance the clock by `delayMs`); `during` before each of A's deliveries.
+ */
+async function backlogAtA(
+	count: number,
+	options: { extra?: number; own?: number; gapMs?: number; between?: (delayMs: number, own: TriggerHarness[]) => Promise<void>; during?: () => Promise<void>; wrap?: <T>(work: () => Promise<T>) => Promise<T> } = {},
+) {
+	const { extra = 0, own: ownCount = 0, gapMs = 50, between = async (delayMs: number) => advance(delayMs), during = async () => undefined, wrap = async (work) => await work() } = options;
+	const { triggers } = await rotatedTriggers(1 + ownCount);
+	const [trigger, ...own] = triggers;
+	sim.control.setDeliveryMode({ shuffle: true });
+	advance(60_000);
+	if (extra > 0) sim.control.generateBookings({ count: extra }); // changed lately, before the backlog: no deliveries due
+	advance(60_000);
+	const { ids } = sim.control.generateBookings({ count });
+	for (const id of ids) {
+		advance(100);
+		sim.control.cancel(id, { by: 'host', reason: null });
+	}
+	const events = sim.control.events().filter((event) => event.type === 'booking.cancelled' && ids.includes(event.data.booking.id));
+	let pending = events.map((event) => JSON.stringify(event));
+	const firstSeq = lastSeq();
+	const refusedPerAttempt: number[] = [];
+	for (const delayMs of SCHEDULE_MS) {
+		await between(delayMs, own);
+		const still: string[] = [];
+		for (const body of pending) {
+			advance(gapMs);
+			await during();
+			if ((await wrap(() => attempt(trigger, body))) >= 300) still.push(body);
+		}
+		pending = still;
+		refusedPerAttempt.push(pending.length);
+	}
+	sim.control.clearFaults();
+	const sent = sentSince(firstSeq);
+	return {
+		events: events.length,
+		runs: trigger.executions.length,
+		neverRan: pending.length,
+		refusedPerAttempt,
+		reads: firstPages(sent).length,
+		busiest: busiestMinute(sent.map((request) => Date.parse(request.at))),
+	};
+}
+
+describe('red team 8: the 10,000 bookings kept over all accounts', () => {
+	const [ACCOUNTS, BOOKINGS] = [Number(process.env.RT8_ACCOUNTS ?? 5), Number(process.env.RT8_BOOKINGS ?? 3_000)];
+	/** Accounts B…: other Base URLs, `bookings` changed lately at each, one rotated trigger each, a forger floods. */
+	async function floodedAccounts(accounts: number, bookings: number) {
+		const triggers: TriggerHarness[] = [];
+		for (let seed = 2; seed < 2 + accounts; seed++) {
+			const { other, trigger } = await rotatedTriggerOfAnotherAccount(seed);
+			for (let made = 0; made < bookings; made += 10_000) other.control.generateBookings({ count: Math.min(10_000, bookings - made) });
+			triggers.push(trigger);
+		}
+		const statuses = new Set<number>();
+		/** The forger's requests over the last minute of each wait. */
+		const between = async (delayMs: number) => await floodWindow(triggers, delayMs, 60_000, statuses);
+		return { statuses, between };
+	}
+
+	// RT8-1 (a lost genuine backlog). History: six accounts in one n8n process: A (the builder's) and B–F (other users'
+	// accounts on other Base URLs, 3,000 bookings changed at each in the last four days), one active trigger each,
+	// each credential's key rotated (new key of the same account, old revoked, no republish). A's listing: 3,000
+	// bookings changed lately (their events ran before). While n8n is down, A's host cancels 2,000 bookings (a fifth of
+	// the 10,000 promised). n8n comes back; the service retries A's deliveries oldest first on its schedule (1 min, 5
+	// min, 30 min, …). In the last minute before each of A's retry rounds a forger who knows B–F's webhook URLs sends
+	// well-formed forged requests (no secret, bookings that do not exist) at them: 25 each (their look-ups spent), then
+	// four each every 10 s. Each starts a read of its account's listing, 500 bookings, all kept in the one map of 10,000
+	// shared with A: in that minute B–F list 12,500 and evict everything A's reads listed. Each of A's rounds is then
+	// confirmed only by what A's own reads list during it, and A's pass (500 per 10 s, newest first, round A's 5,000)
+	// meets the retries (oldest first) too late. 79 of A's 2,000 never run (refused at all ten attempts); the control
+	// (B–F idle) runs all 2,000. Promise broken: "Every event runs once … Of over 10,000 changes made while n8n was
+	// down, the oldest may not run" (docs/webhook-trigger.md); "Floods at other accounts' triggers cost an account
+	// nothing" (security page, Issue 37-4).
+	it('RT8-1: 2,000 cancellations at A after a rotation run once while a forger floods five other accounts’ triggers between A’s retries', async () => {
+		const flood = await floodedAccounts(ACCOUNTS, BOOKINGS);
+		const result = await backlogAtA(2_000, { between: flood.between, extra: Number(process.env.RT8_EXTRA ?? 3_000) });
+		process.stdout.write(`[rt8-1] ${JSON.stringify(result)} forged ${JSON.stringify([...flood.statuses])} kept ${JSON.stringify(listingsKept())}\n`);
+		expect([...flood.statuses]).toEqual([401]);
+		expect(result.neverRan).toBe(0);
+		expect(result.runs).toBe(result.events);
+	}, 600_000);
+
+	// Control for RT8-1: the same six accounts, no forger: A's 2,000 run once (675 refused at the first attempt, none after).
+	it('held: 2,000 cancellations at A after a rotation run once with five other rotated accounts idle', async () => {
+		await floodedAccounts(ACCOUNTS, BOOKINGS);
+		const result = await backlogAtA(2_000, { extra: Number(process.env.RT8_EXTRA ?? 3_000) });
+		process.stdout.write(`[rt8-1 control] ${JSON.stringify(result)}\n`);
+		expect(result.neverRan).toBe(0);
+	}, 600_000);
+});
+
+describe('red team 8: a pass stuck on a page that fails', () => {
+	// RT8-2 (a lost genuine backlog, no forger). History: one active trigger; key rotated (new key, old revoked, no
+	// republish). While n8n is down the host cancels 400 bookings. n8n comes back; the service retries oldest first on
+	// its schedule. The service is slow to list: each GET /bookings page takes 2.5 s (a look-up is quick; one request
+	// may take 4 s, LOOKUP_TIMEOUT_MS). A read's pages share one 4 s deadline and the newest page always comes first, so
+	// the pass's page (the cursor where the last read stopped) is left 1.5 s and times out, every read. A page that
+	// fails without being refused keeps the pass: the next read asks the same cursor after the newest page again, and it
+	// times out again. The pass never moves; only the newest 100 are ever listed (the rest run only through the
+	// trigger's 20 look-ups a round): 107 of 400 never run, refused at all ten attempts. Promise broken: "Every event runs
+	// once … Of over 10,000 changes made while n8n was down, the oldest may not run" (docs/webhook-trigger.md).
+	it('RT8-2: 400 cancellations after a rotation run once when the service takes 2.5 s per listing page', async () => {
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1e6, kind: 'latency', latencyMs: 2_500 });
+		const result = await backlogAtA(400, { gapMs: 20, wrap: realTime });
+		process.stdout.write(`[rt8-2] ${JSON.stringify(result)}\n`);
+		expect(result.neverRan).toBe(0);
+		expect(result.runs).toBe(result.events);
+	}, 600_000);
+});
+
+describe('red team 8: a busy account’s own listing', () => {
+	// Tried: account A busy (10,000 bookings changed in the last four days, their events run before), two active
+	// triggers, key rotated (new key, old revoked, no republish); 2,000 cancellations while n8n is down, retried oldest
+	// first; a forger floods A's second trigger over the last 5 minutes of each wait (25, then four every 10 s). A's own
+	// reads go round 12,000 bookings through the 10,000 kept, but the first retry (1 min) comes before they evict the
+	// backlog's: 589 refused at the first attempt, all run at the second; at most 60 requests in any 60 s.
+	it('held: 2,000 cancellations at a busy account (10,000 changed lately) after a rotation run once while its other trigger is flooded', async () => {
+		const statuses = new Set<number>();
+		const result = await backlogAtA(2_000, {
+			extra: Number(process.env.RT8_BUSY ?? 10_000),
+			own: 1,
+			between: async (delayMs, own) => await floodWindow(own, delayMs, 120_000, statuses),
+		});
+		process.stdout.write(`[rt8 busy] ${JSON.stringify(result)} forged ${JSON.stringify([...statuses])} kept ${JSON.stringify(listingsKept())}\n`);
+		expect([...statuses]).toEqual([401]);
+		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
+		expect(result.neverRan).toBe(0);
+	}, 600_000);
+});
