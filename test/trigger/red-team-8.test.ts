@@ -7,8 +7,10 @@
 // Findings: RT8-1 (the 10,000 kept over all accounts: five other accounts' flooded reads evict A's listed backlog
 // between A's retries: 79 of A's 2,000 never run), RT8-2 (a service taking 2.5 s per listing page: the newest page
 // leaves the pass's page too little of the read's 4 s, it times out every read and the kept pass never moves: 107 of
-// 400 never run).
-// Held: the controls (no forger), a busy account's own flood (10,000 changed lately, 2,000 backlog).
+// 400 never run), RT8-3 (LISTED_AFTER_MS is measured from the request's own createdAt: a forged reschedule dated 6 s
+// before a kept read runs the booking's previous time after its current one ran, answered 200).
+// Held: the controls (no forger; a forged reschedule dated when sent), a busy account's own flood (10,000 changed
+// lately, 2,000 backlog).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
@@ -16,6 +18,7 @@ import { startTriggerHarness } from '../harness/trigger.ts';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { listingsKept, UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { freeIntroCallStarts } from './support.ts';
 import { budgetSteps, busiestMinute, noSecret, SCHEDULE_MS } from './red-team-budget-support.ts';
 
 const setup = rotationSetup();
@@ -211,4 +214,67 @@ describe('red team 8: a busy account’s own listing', () => {
 		expect(result.busiest).toBeLessThanOrEqual(UNVERIFIED_REQUESTS_PER_MINUTE);
 		expect(result.neverRan).toBe(0);
 	}, 600_000);
+});
+
+describe('red team 8: a forged delivery’s own createdAt', () => {
+	function lastEventBody(bookingId: string, type: string): string {
+		return JSON.stringify(sim.control.events().filter((entry) => entry.data.booking.id === bookingId && entry.type === type).at(-1));
+	}
+	const startsRun = (trigger: TriggerHarness) => trigger.executions.map((execution) => (execution.items[0].json.booking as { start: string }).start);
+
+	// RT8-3 (a forged request runs a superseded state). History: one active trigger; key rotated (new key, old
+	// revoked, no republish); a booking made (its creation runs through a look-up). A forger spends the trigger's
+	// look-ups with forged requests (no secret, bookings that do not exist). The booker moves the booking to start1; the
+	// service's delivery of that move arrives at once, finds the look-ups spent and starts a listing read at r, which
+	// keeps the booking as moved to start1; it is refused (r < its createdAt + 5 s) for a retry. 5 s later the booker
+	// moves it again, to start2; that delivery finds a refilled look-up and runs with start2. 1 s later the forger
+	// posts a forged `booking.rescheduled` of the booking with a createdAt it chose, 6 s before r: the look-ups are
+	// spent, the listing is not due, the kept booking (start1, read at r ≥ createdAt + 5 s) is taken as showing it, and
+	// its fact (the start1 state) never ran: it runs, after start2. The workflow's last word on the booking is the time
+	// it no longer has (a calendar synced from it keeps the wrong slot). The 5 s (LISTED_AFTER_MS) is measured from the
+	// request's createdAt, which a forger writes. Promise broken: "Forged, stale or garbage requests: Refused (401), no
+	// execution" (docs/webhook-trigger.md); security page: "Only a booking listed 5 s or more after the delivery's
+	// `createdAt` confirms it; an older one may show the booking before that change (a reschedule ran with the
+	// previous time …)".
+	it('RT8-3: a forged reschedule with an old createdAt does not run the booking’s previous time after its current one', async () => {
+		const { status, ran, current } = await staleHistory((readAt) => readAt - 6_000);
+		process.stdout.write(`[rt8-3] forged reschedule answered ${status}; runs' starts ${JSON.stringify(ran)}; booking now at ${current}\n`);
+		expect(ran.at(-1)).toBe(current);
+		expect(status).toBe(401);
+	}, 120_000);
+
+	// Control for RT8-3: the same history, the forged reschedule carrying the moment it is sent as createdAt: refused (401), nothing runs.
+	it('held: a forged reschedule with a createdAt of its own moment, after the same history, is refused and runs nothing', async () => {
+		const { status, ran, current } = await staleHistory(() => Date.now());
+		process.stdout.write(`[rt8-3 control] forged reschedule answered ${status}; runs' starts ${JSON.stringify(ran)}\n`);
+		expect(status).toBe(401);
+		expect(ran.at(-1)).toBe(current);
+	}, 120_000);
+
+	/** The history of RT8-3; the forged reschedule's createdAt from the read's start r. */
+	async function staleHistory(createdAtOf: (readAt: number) => number) {
+		const { triggers, newKey } = await rotatedTriggers(1);
+		const [trigger] = triggers;
+		sim.control.setDeliveryMode({ shuffle: true }); // the service's attempts are played by hand
+		advance(60_000);
+		const booking = await setup.bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		expect(await attempt(trigger, JSON.stringify(sim.control.events().find((entry) => entry.data.booking.id === booking.id)))).toBe(200);
+		for (let index = 0; index < 25; index++) await forgeAt(trigger); // the look-ups spent (and a read)
+		advance(10_000);
+		for (let index = 0; index < 2; index++) await forgeAt(trigger); // the 2 refilled look-ups spent
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
+		const readsBefore = firstPages(sentSince(0)).length;
+		const readAt = Date.now();
+		expect(await attempt(trigger, lastEventBody(booking.id, 'booking.rescheduled'))).toBe(401); // starts the read at r
+		expect(firstPages(sentSince(0)).length).toBe(readsBefore + 1);
+		advance(5_000); // one look-up refilled
+		sim.control.reschedule(booking.id, { start: starts[1], by: 'booker' });
+		expect(await attempt(trigger, lastEventBody(booking.id, 'booking.rescheduled'))).toBe(200);
+		expect(startsRun(trigger).at(-1)).toBe(starts[1]);
+		advance(1_000);
+		const forged = JSON.stringify({ id: 'evt_rt8stale00000000000000', type: 'booking.rescheduled', createdAt: new Date(createdAtOf(readAt)).toISOString(), apiVersion: 'v1', data: { booking: { id: booking.id } } });
+		const status = (await trigger.post(forged, noSecret(forged))).status;
+		return { status, ran: startsRun(trigger), current: starts[1] };
+	}
 });
