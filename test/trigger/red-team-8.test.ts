@@ -8,7 +8,9 @@
 // between A's retries: 79 of A's 2,000 never run), RT8-2 (a service taking 2.5 s per listing page: the newest page
 // leaves the pass's page too little of the read's 4 s, it times out every read and the kept pass never moves: 107 of
 // 400 never run), RT8-3 (LISTED_AFTER_MS is measured from the request's own createdAt: a forged reschedule dated 6 s
-// before a kept read runs the booking's previous time after its current one ran, answered 200).
+// before a kept read runs the booking's previous time after its current one ran, answered 200), RT8-4 (cursors that
+// expire before the next read: every other read resets the pass after its newest page, the pass never passes depth
+// 500: 282 of 1,000 never run).
 // Held: the controls (no forger; a forged reschedule dated when sent), a busy account's own flood (10,000 changed
 // lately, 2,000 backlog).
 import { afterEach, describe, expect, it } from 'vitest';
@@ -277,4 +279,25 @@ describe('red team 8: a forged delivery’s own createdAt', () => {
 		const status = (await trigger.post(forged, noSecret(forged))).status;
 		return { status, ran: startsRun(trigger), current: starts[1] };
 	}
+});
+
+describe('red team 8: a cursor that lives less than 10 s', () => {
+	// RT8-4 (a lost genuine backlog, no forger). History: one active trigger; key rotated (new key, old revoked, no
+	// republish). While n8n is down the host cancels 1,000 bookings. n8n comes back; the service retries oldest first on
+	// its schedule. The service's cursors expire within seconds (the contract shows neither their format nor their
+	// lifetime): a cursor is answered 400 when asked by the next read, 10 s or more after it was given. A read that
+	// starts a pass reads the newest page and four more (depth 500); the next read asks that pass's cursor, is refused,
+	// resets the pass and stops after its newest page; the read after starts again from the newest. The pass never goes
+	// deeper than 500: the older half of the backlog is listed by no read and runs only through the trigger's 20
+	// look-ups a round. (Emulated: of every five listing pages asked with a cursor, the fifth, the first of the read
+	// that goes on with the pass, is answered 400.) Promise broken: "Every event runs once … Of over 10,000 changes
+	// made while n8n was down, the oldest may not run" (docs/webhook-trigger.md).
+	it('RT8-4: 1,000 cancellations after a rotation run once when the service’s cursors expire before the next read', async () => {
+		for (let fault = 0; fault < 1_000; fault++)
+			sim.control.addFault({ method: 'GET', path: '/bookings', count: 1, skip: 4, kind: 'status', status: 400, code: 'validation_failed', query: { cursor: '*' } });
+		const result = await backlogAtA(1_000);
+		process.stdout.write(`[rt8-4] ${JSON.stringify(result)}\n`);
+		expect(result.neverRan).toBe(0);
+		expect(result.runs).toBe(result.events);
+	}, 600_000);
 });
