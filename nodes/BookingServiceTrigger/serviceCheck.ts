@@ -16,7 +16,7 @@ import type { SignatureHeader } from './signingSecret';
 // three days, contract Delivery rules 5); a day more. An older booking's facts cannot be announced on demand.
 export const RETRY_HORIZON_MS = 4 * 24 * 60 * 60 * 1000;
 
-/** The contract does not say updatedAt and createdAt (or a subscription's and a booking's) are stamped alike. */
+/** The contract does not say a booking's updatedAt and createdAt are stamped alike. */
 const SAME_INSTANT_MS = 1_000;
 /** n8n's clock and the service's may differ by seconds (RT7-6): a listing confirms what happened 5 s before it began. */
 const LISTED_AFTER_MS = 5_000;
@@ -28,9 +28,9 @@ function timeOf(value: unknown): number {
 	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
 }
 
-/** The service never delivers an event from before the subscription existed (when recorded), nor retries one longer. */
+/** The service never delivers an event from before the subscription existed (its stamp: seed 5402), nor retries longer. */
 export function oldestDeliverable({ createdAt }: StoredSubscription, nowMs: number): number {
-	return Math.max(createdAt === undefined ? 0 : Date.parse(createdAt) - SAME_INSTANT_MS, nowMs - RETRY_HORIZON_MS);
+	return Math.max(createdAt === undefined ? 0 : Date.parse(createdAt), nowMs - RETRY_HORIZON_MS);
 }
 
 /** Why the booking does not show that an event of this kind happened at or after `sinceMs`, or undefined. */
