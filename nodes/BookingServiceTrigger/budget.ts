@@ -2,6 +2,7 @@
 // share, and answers that serve a flood: whose each key is, and the bookings listed lately. A listing read lists the
 // newest changes, then goes on from where the last stopped, back four days: a backlog is covered over the retries.
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { CachedAnswers } from '../shared/cachedAnswers';
 import { fetchListPage, MAX_PAGE_SIZE } from '../shared/paging';
@@ -17,6 +18,9 @@ export const UNVERIFIED_REQUESTS_PER_MINUTE = 90;
 export const ACCOUNT_BUDGET: BudgetLimits = { burst: 60, perSecond: (UNVERIFIED_REQUESTS_PER_MINUTE - 60) / 60 };
 /** Far more than the accounts or keys of any real n8n; each entry is a few numbers. */
 const KEPT = 1_000;
+// The service retries a delivery for at least three days (a subscription is disabled only after failures spanning
+// three days, contract Delivery rules 5); a day more. An older booking's facts cannot be announced on demand.
+export const RETRY_HORIZON_MS = 4 * 24 * 60 * 60 * 1000;
 
 /** Unverified requests' credential reads and look-ups; a share per trigger keeps one URL's flood from starving the rest. */
 export class WorkBudget {
@@ -43,9 +47,7 @@ export class WorkBudget {
 		return share.take(nowMs);
 	}
 
-	get sharesTracked(): number {
-		return this.#shares.size;
-	}
+	readonly sharesTracked = () => this.#shares.size;
 }
 
 /** Whose each API key is (GET /me), a failure too: floods at the triggers of any key ask once a minute. */
@@ -53,23 +55,22 @@ export const keyOwners = new CachedAnswers<{ accountId: string } | { failure: un
 
 export const workBudget = new WorkBudget();
 
-/** A booking as listed, and when the read began: it shows nothing that happened after. */
-export type Listed = { booking: IDataObject; readMs: number };
 type Pass = { qs: IDataObject; cursor?: string }; // a read through the account's changes, and where it stopped
 
 /** The bookings listed last over all accounts (a few KB each), so a flood at one account cannot evict another's pass. */
 export const KEPT_LISTED = 10_000;
-const listed = new Map<string, Listed>();
+const listed = new Map<string, { booking: IDataObject; readMs: number }>(); // it shows nothing after readMs
 const listings = new Map<string, { pass?: Pass; readMs: number; reading?: Promise<void> }>();
 export const listingsKept = () => ({ accounts: listings.size, bookings: listed.size });
 
 /** The newest page, then up to four of the pass's next while the account's budget allows (each paid before it is asked). */
 async function readOn(context: IWebhookFunctions, account: string, pass: Pass | undefined, sinceMs: number) {
-	const [read, deadline] = [[] as IDataObject[], Date.now() + LOOKUP_TIMEOUT_MS];
+	const read: IDataObject[] = [];
 	let next: Pass | undefined = { qs: { updatedSince: new Date(sinceMs).toISOString(), sort: '-updatedAt' } };
 	for (let page = 0; page < 5 && next !== undefined; page++) {
 		if (page > 0 && !workBudget.account(account).take(Date.now())) break;
-		const request: ListPageRequest = { path: '/bookings', limit: MAX_PAGE_SIZE, deadline, maxAttempts: 1, ...next };
+		const request: ListPageRequest = { path: '/bookings', limit: MAX_PAGE_SIZE, maxAttempts: 1, ...next };
+		request.deadline = Date.now() + LOOKUP_TIMEOUT_MS; // a page each: a request waits for the read 4 s at most (RT8-2)
 		const refusal = (error?: { httpCode?: unknown }) => ({ refused: /^4(?!29)/.test(String(error?.httpCode)) });
 		const answer = await fetchListPage.call(context, request).catch(refusal);
 		// What was read before a failure counts. A cursor refused (its lifetime is not shown): the next read starts again.
@@ -84,26 +85,32 @@ async function readOn(context: IWebhookFunctions, account: string, pass: Pass | 
 }
 
 /**
- * The booking as last listed for `account`, after the read now due if the account's budget pays its first page.
- * `withKey` makes the read between two checks that the credential still holds the account's key: kept only then.
+ * The booking as listed for `account` since `afterMs`: kept, or read now (if due and the account's budget pays its
+ * first page). `withKey` makes the read between two checks that the credential still holds the key: kept only then.
  */
 export async function listedBooking(
 	context: IWebhookFunctions,
-	{ account, bookingId, nowMs, sinceMs }: { account: string; bookingId: string; nowMs: number; sinceMs: number },
+	{ account, bookingId, nowMs, afterMs }: { account: string; bookingId: string; nowMs: number; afterMs: number },
 	withKey: <T>(read: () => Promise<T>) => Promise<T>,
-): Promise<Listed | undefined> {
+) {
+	const key = `${account}/${bookingId}`;
+	const shown = () => ((listed.get(key)?.readMs ?? -Infinity) >= afterMs ? listed.get(key)?.booking : undefined);
 	const listing = listings.get(account) ?? { readMs: -Infinity };
 	setAsNewest(listings, account, listing, KEPT);
 	const due = nowMs - listing.readMs >= 10_000 || nowMs < listing.readMs; // a read at most every 10 s
-	if (listing.reading === undefined && due && workBudget.account(account).take(nowMs)) {
+	if (shown() === undefined && listing.reading === undefined && due && workBudget.account(account).take(nowMs)) {
 		listing.readMs = nowMs;
-		listing.reading = withKey(async () => await readOn(context, account, listing.pass, sinceMs))
+		listing.reading = withKey(async () => await readOn(context, account, listing.pass, nowMs - RETRY_HORIZON_MS))
 			.then(({ read, pass }) => {
 				listing.pass = pass;
-				for (const item of read) setAsNewest(listed, `${account}/${String(item.id)}`, { booking: item, readMs: nowMs }, KEPT_LISTED);
+				for (const item of read) keepListed(account, String(item.id), item, nowMs);
 			}, () => undefined)
 			.finally(() => (listing.reading = undefined));
 	}
-	await listing.reading;
-	return listed.get(`${account}/${bookingId}`);
+	if (shown() === undefined) await Promise.race([listing.reading, sleep(LOOKUP_TIMEOUT_MS)]);
+	return shown();
 }
+
+/** A booking as read, by a listing or a look-up: a later check never takes an older state for it (RT8-3). */
+export const keepListed = (account: string, id: string, booking: unknown, readMs: number) =>
+	typeof booking === 'object' && booking !== null && setAsNewest(listed, `${account}/${id}`, { booking, readMs }, KEPT_LISTED);

@@ -4,17 +4,13 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { isResourceId } from '../shared/resourceId';
-import { listedBooking, workBudget } from './budget';
+import { keepListed, listedBooking, RETRY_HORIZON_MS, workBudget } from './budget';
 import type { DeliveryEnvelope } from './delivery';
 import { factOf, scopeOf } from './memory';
 import type { StoredSubscription } from './records';
 import { requestOnce } from './service';
 import { isFresh } from './signingSecret';
 import type { SignatureHeader } from './signingSecret';
-
-// The service retries a delivery for at least three days (a subscription is disabled only after failures spanning
-// three days, contract Delivery rules 5); a day more. An older booking's facts cannot be announced on demand.
-export const RETRY_HORIZON_MS = 4 * 24 * 60 * 60 * 1000;
 
 /** The contract does not say a booking's updatedAt and createdAt are stamped alike. */
 const SAME_INSTANT_MS = 1_000;
@@ -24,9 +20,7 @@ const LISTED_AFTER_MS = 5_000;
 /** In-flight states (contract, States and transitions): no event has happened to a booking in them yet. */
 const IN_FLIGHT = new Set(['held', 'awaiting_payment']);
 
-function timeOf(value: unknown): number {
-	return typeof value === 'string' ? Date.parse(value) : Number.NaN;
-}
+const timeOf = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : Number.NaN);
 
 /** The service never delivers an event from before the subscription existed (its stamp: seed 5402), nor retries longer. */
 export function oldestDeliverable({ createdAt }: StoredSubscription, nowMs: number): number {
@@ -74,9 +68,8 @@ export function uncheckable(envelope: DeliveryEnvelope, header: SignatureHeader,
 }
 
 /**
- * The booking as the service has it now, if it shows the event happened: looked up while the budget allows, else from
- * its account's listing (budget.ts), if listed after the event.
- * Each read is made between two checks that the credential is still the key proven for the account (RT5-C2).
+ * The booking as the service has it now, if it shows the event happened: looked up while the budget allows, else as
+ * listed after it (budget.ts). Each read sits between two checks that the credential still holds the proven key (RT5-C2).
  */
 export async function confirmWithService(
 	context: IWebhookFunctions,
@@ -98,15 +91,15 @@ export async function confirmWithService(
 	if (workBudget.take(scopeOf(context), nowMs, account)) {
 		try {
 			booking = await withKey(async () => await requestOnce(context, { method: 'GET', path: `/bookings/${bookingId}` }));
+			keepListed(account, bookingId, booking, nowMs);
 		} catch (error) {
 			return { problem: `reading booking ${bookingId} failed: ${(error as Error).message}` };
 		}
 	} else {
-		// An older read may predate the event: a retry reads anew.
-		const listed = await listedBooking(context, { account, bookingId, nowMs, sinceMs: nowMs - RETRY_HORIZON_MS }, withKey);
-		if (listed === undefined || listed.readMs < timeOf(envelope.createdAt) + LISTED_AFTER_MS)
+		const afterMs = timeOf(envelope.createdAt) + LISTED_AFTER_MS;
+		booking = await listedBooking(context, { account, bookingId, nowMs, afterMs }, withKey);
+		if (booking === undefined)
 			return { problem: `too many unverified requests, and booking ${bookingId} is not in a listing read since the event` };
-		booking = listed.booking;
 	}
 	const problem = unproven(envelope.type, booking, oldestDeliverable(stored, nowMs));
 	return problem === undefined ? { booking: booking as IDataObject } : { problem };

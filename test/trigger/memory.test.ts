@@ -214,7 +214,7 @@ describe('WorkBudget: work for requests not yet verified', () => {
 	it('tracks the shares of at most 1,000 triggers', () => {
 		const budget = new WorkBudget();
 		for (let index = 0; index < 5_000; index++) budget.take(`t${index}`, index);
-		expect(budget.sharesTracked).toBe(1_000);
+		expect(budget.sharesTracked()).toBe(1_000);
 	});
 });
 
@@ -246,24 +246,27 @@ describe('CachedAnswers: whose each key is (GET /me), asked again only when stal
 });
 
 describe("The accounts' listings (budget.ts): bounded in bookings over all accounts, and in accounts", () => {
-	// The read itself is the service's (red-team-6 reads 5,000 bookings through it); here each read gives 600 made-up
+	// The read itself is the service's (red-team-6 reads 10,000 bookings through it); here each read gives 600 made-up
 	// bookings of its account, so only the bounds are under test.
 	const context = {} as IWebhookFunctions;
 	const reads = (account: string, from: number, count = 600) => async <T>() =>
 		({ read: Array.from({ length: count }, (_, index) => ({ id: `${account}-${from + index}` })), pass: undefined }) as T;
-	const read = async (account: string, round: number, bookingId = 'none', count = 600) => {
-		const query = { account, bookingId, nowMs: 1_000_000 + round * 10_000, sinceMs: 0 };
-		return await listedBooking(context, query, reads(account, round * 600, count));
+	/** The booking if listed since `afterMs`, a read first if one is due at round `round`. */
+	const read = async (account: string, round: number, bookingId = 'none', afterMs = 0) => {
+		const query = { account, bookingId, nowMs: 1_000_000 + round * 10_000, afterMs };
+		return await listedBooking(context, query, reads(account, round * 600));
 	};
 
 	it(`keeps the last ${KEPT_LISTED} bookings listed, over all accounts, each with when its read began`, async () => {
 		const start = listingsKept();
 		for (let round = 0; round < 5; round++) for (const account of ['a', 'b', 'c', 'd', 'e']) await read(account, round);
 		expect(listingsKept()).toEqual({ accounts: start.accounts + 5, bookings: KEPT_LISTED }); // 15,000 read
-		// 15,000 read: the first 5,000 went (rounds 0 and 1 of a, b and c, most of d's round 1). Asked within 10 s of
-		// their last reads, nothing is read again.
+		// The first 5,000 went (rounds 0 and 1 of a, b and c, most of d's round 1). Asked within 10 s of their last
+		// reads, nothing is read again: what is kept, and when its read began.
 		expect(await read('a', 4, 'a-1199')).toBeUndefined();
-		expect(await read('a', 4, 'a-1200')).toMatchObject({ booking: { id: 'a-1200' }, readMs: 1_020_000 });
+		expect(await read('a', 4, 'a-1200')).toEqual({ id: 'a-1200' });
+		expect(await read('a', 4, 'a-1200', 1_020_000)).toEqual({ id: 'a-1200' }); // read at round 2
+		expect(await read('a', 4, 'a-1200', 1_020_001)).toBeUndefined(); // not since
 		expect(await read('b', 4, 'a-1200')).toBeUndefined(); // kept per account
 		expect(listingsKept().bookings).toBe(KEPT_LISTED);
 	});
@@ -271,11 +274,14 @@ describe("The accounts' listings (budget.ts): bounded in bookings over all accou
 	it('paces the reads of the last 1,000 accounts: a flood at other accounts does not make one read again sooner', async () => {
 		let asked = 0;
 		const counted = async <T>() => ({ read: [], pass: undefined, asked: ++asked }) as T;
-		await listedBooking(context, { account: 'paced', bookingId: 'x', nowMs: 5_000_000, sinceMs: 0 }, counted);
-		for (let index = 0; index < 998; index++) await listedBooking(context, { account: `other-${index}`, bookingId: 'x', nowMs: 5_000_000, sinceMs: 0 }, counted);
-		await listedBooking(context, { account: 'paced', bookingId: 'x', nowMs: 5_009_000, sinceMs: 0 }, counted);
+		const ask = async (account: string, nowMs: number) => await listedBooking(context, { account, bookingId: 'x', nowMs, afterMs: 0 }, counted);
+		await ask('paced', 5_000_000);
+		for (let index = 0; index < 998; index++) await ask(`other-${index}`, 5_000_000);
+		await ask('paced', 5_009_000);
 		expect(asked).toBe(999); // read once in 10 s
-		for (let index = 0; index < 5; index++) await listedBooking(context, { account: `more-${index}`, bookingId: 'x', nowMs: 5_009_000, sinceMs: 0 }, counted);
+		await ask('paced', 5_010_000);
+		expect(asked).toBe(1_000); // and again once 10 s passed
+		for (let index = 0; index < 5; index++) await ask(`more-${index}`, 5_010_000);
 		expect(listingsKept().accounts).toBe(1_000);
 	});
 });
