@@ -1,0 +1,89 @@
+// Red team 9 (outsider): the listing read that goes on after its request stopped waiting, and look-ups kept as listed
+// (budget.ts keepListed, listedBooking; serviceCheck.ts confirmWithService).
+import { describe, expect, it } from 'vitest';
+import type { TriggerHarness } from '../harness/trigger.ts';
+import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { freeIntroCallStarts } from './support.ts';
+import { budgetSteps, noSecret } from './red-team-budget-support.ts';
+
+const setup = rotationSetup();
+const { sim, advance } = setup;
+const { rotatedTriggers, attempt, sentSince } = budgetSteps(setup);
+
+let forgedIds = 0;
+async function forgeAt(trigger: TriggerHarness): Promise<number> {
+	const body = forgedBody('booking.created', { id: (++forgedIds).toString(16).padStart(24, 'e') });
+	return (await trigger.post(body, noSecret(body))).status;
+}
+const firstPages = (requests: ReturnType<typeof sentSince>) =>
+	requests.filter((request) => request.route === '/bookings' && request.query.cursor === undefined);
+const lastEventBody = (bookingId: string, type: string) =>
+	JSON.stringify(sim.control.events().filter((entry) => entry.data.booking.id === bookingId && entry.type === type).at(-1));
+const startsRun = (trigger: TriggerHarness) => trigger.executions.map((execution) => (execution.items[0].json.booking as { start: string }).start);
+const realSleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('red team 9: a listing read that outlives its request', () => {
+	// RT9-1 (RT8-3 again, through the read that goes on). History: one active trigger; key rotated (new key, old
+	// revoked, no republish); 150 other bookings changed lately (the newest page has a next cursor); the service is slow
+	// for the pages after a list's first (3.5 s each, answered after being read: within a page's 4 s). A booking made
+	// (its creation runs through a look-up). A forger spends the trigger's look-ups. The booker moves the booking to
+	// start1; its delivery finds the look-ups spent and starts a listing read at r: the newest page (start1) is read at
+	// once, the pass's pages take 3.5 s each; the request stops waiting after 4 s (401, retried). 5 s later the booker
+	// moves it to start2; that delivery's look-up runs it with start2 and keeps start2 as listed at r + 5 s. The read
+	// begun at r then ends and keeps its newest page's start1 over it, stamped r (setAsNewest overwrites whatever is
+	// kept, older or not). 1 s later the forger posts a forged `booking.rescheduled` dated 6 s before r: the kept
+	// start1 (read at r ≥ createdAt + 5 s) shows it, its fact never ran: it runs, after start2.
+	// Promise broken: docs/webhook-trigger.md "Forged, stale or garbage requests: Refused (401), no execution"; the
+	// commit (RT8-3 fix): "a look-up keeps what it read as listed, so no later check takes an older state for a booking".
+	it('RT9-1: a listing read that ends after a look-up does not keep an older state over the look-up’s', async () => {
+		const { status, ran, current } = await staleHistory({ slowPassMs: 3_000 });
+		process.stdout.write(`[rt9-1] forged reschedule answered ${status}; runs' starts ${JSON.stringify(ran)}; booking now at ${current}\n`);
+		expect(ran.at(-1)).toBe(current);
+		expect(ran).toHaveLength(2);
+	}, 120_000);
+
+	// Control: the same history, the pass's pages quick (the read ends before the look-up): nothing runs from the forgery.
+	it('held: the same history with a quick listing runs nothing from the forged reschedule', async () => {
+		const { status, ran, current } = await staleHistory({ slowPassMs: 0 });
+		process.stdout.write(`[rt9-1 control] forged reschedule answered ${status}; runs' starts ${JSON.stringify(ran)}\n`);
+		expect(ran.at(-1)).toBe(current);
+		expect(ran).toHaveLength(2);
+	}, 120_000);
+
+	async function staleHistory({ slowPassMs }: { slowPassMs: number }) {
+		const { triggers, newKey } = await rotatedTriggers(1);
+		const [trigger] = triggers;
+		sim.control.setDeliveryMode({ shuffle: true });
+		advance(60_000);
+		sim.control.generateBookings({ count: 150 });
+		advance(60_000);
+		const booking = await setup.bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		expect(await attempt(trigger, JSON.stringify(sim.control.events().find((entry) => entry.data.booking.id === booking.id)))).toBe(200);
+		for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		advance(10_000);
+		for (let index = 0; index < 2; index++) await forgeAt(trigger);
+		if (slowPassMs > 0) {
+			// the pass's page: 5 s (past its own 4 s deadline); the newest page: answered 3 s after it was read
+			sim.control.addFault({ method: 'GET', path: '/bookings', count: 1e6, kind: 'latency', latencyMs: 5_000, query: { cursor: '*' } });
+			sim.control.addFault({ method: 'GET', path: '/bookings', count: 1e6, kind: 'latency', latencyMs: slowPassMs, phase: 'after', query: { sort: '*' } });
+		}
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
+		const readsBefore = firstPages(sentSince(0)).length;
+		const readAt = Date.now();
+		const started = performance.now();
+		expect(await attempt(trigger, lastEventBody(booking.id, 'booking.rescheduled'))).toBe(401);
+		process.stdout.write(`[rt9] first request waited ${Math.round(performance.now() - started)} ms\n`);
+		expect(firstPages(sentSince(0)).length).toBe(readsBefore + 1);
+		advance(5_000);
+		sim.control.reschedule(booking.id, { start: starts[1], by: 'booker' });
+		expect(await attempt(trigger, lastEventBody(booking.id, 'booking.rescheduled'))).toBe(200);
+		expect(startsRun(trigger).at(-1)).toBe(starts[1]);
+		await realSleep(slowPassMs > 0 ? 9_000 : 0); // the read begun at r ends
+		sim.control.clearFaults();
+		advance(1_000);
+		const forged = JSON.stringify({ id: 'evt_rt9stale00000000000000', type: 'booking.rescheduled', createdAt: new Date(readAt - 6_000).toISOString(), apiVersion: 'v1', data: { booking: { id: booking.id } } });
+		const status = (await trigger.post(forged, noSecret(forged))).status;
+		return { status, ran: startsRun(trigger), current: starts[1] };
+	}
+});
