@@ -1,10 +1,14 @@
 // Red team 9 (outsider): the listing read that goes on after its request stopped waiting, and look-ups kept as listed
 // (budget.ts keepListed, listedBooking; serviceCheck.ts confirmWithService).
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
+import { startSimulator } from '../simulator/index.ts';
+import type { Simulator } from '../simulator/index.ts';
+import { listingsKept } from '../../nodes/BookingServiceTrigger/budget.ts';
 import { forgedBody, rotationSetup } from './rotation-support.ts';
 import { freeIntroCallStarts } from './support.ts';
 import { budgetSteps, noSecret } from './red-team-budget-support.ts';
+import { EngineCredentialsHelper } from '../harness/engine-credentials.ts';
 
 const setup = rotationSetup();
 const { sim, advance } = setup;
@@ -85,5 +89,61 @@ describe('red team 9: a listing read that outlives its request', () => {
 		const forged = JSON.stringify({ id: 'evt_rt9stale00000000000000', type: 'booking.rescheduled', createdAt: new Date(readAt - 6_000).toISOString(), apiVersion: 'v1', data: { booking: { id: booking.id } } });
 		const status = (await trigger.post(forged, noSecret(forged))).status;
 		return { status, ran: startsRun(trigger), current: starts[1] };
+	}
+});
+
+const others: Simulator[] = [];
+afterEach(async () => {
+	for (const other of others.splice(0)) await other.close();
+});
+
+describe('red team 9: a credential switched while a read goes on', () => {
+	// History: as RT9-1 up to the first request (a read begun at r, its pass page slow); after the request stopped
+	// waiting (401) and before the read ends, the user switches the credential to another account's key and Base URL.
+	// Promise (security page, RT5-C2): a read is kept only if the credential still holds the account's key after it.
+	it('held: a read that ends after the credential was switched to another account keeps nothing', async () => {
+		const { keptBefore, keptAfter } = await switchHistory(true);
+		expect(keptAfter).toBe(keptBefore);
+	}, 120_000);
+
+	it('held (control): the same read without the switch keeps the bookings changed since the last read', async () => {
+		const { keptBefore, keptAfter } = await switchHistory(false);
+		expect(keptAfter).toBeGreaterThanOrEqual(keptBefore + 40);
+	}, 120_000);
+
+	async function switchHistory(switching: boolean) {
+		const { triggers, newKey } = await rotatedTriggers(1);
+		const [trigger] = triggers;
+		sim.control.setDeliveryMode({ shuffle: true });
+		advance(60_000);
+		sim.control.generateBookings({ count: 150 });
+		advance(60_000);
+		const booking = await setup.bookLatest(newKey);
+		const { starts } = await freeIntroCallStarts(sim, newKey);
+		for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		advance(10_000);
+		for (let index = 0; index < 2; index++) await forgeAt(trigger);
+		sim.control.generateBookings({ count: 50 }); // changed since the last read: listed by the next
+		advance(100);
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1e6, kind: 'latency', latencyMs: 5_000, query: { cursor: '*' } });
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1e6, kind: 'latency', latencyMs: 3_000, phase: 'after', query: { sort: '*' } });
+		sim.control.reschedule(booking.id, { start: starts[0], by: 'booker' });
+		const keptBefore = listingsKept().bookings;
+		expect(await attempt(trigger, lastEventBody(booking.id, 'booking.rescheduled'))).toBe(401);
+		if (switching) {
+			const other = await startSimulator({ rateLimit: false, allowInsecureWebhookTargets: true, seed: 919 });
+			others.push(other);
+			const switched = { apiKey: other.apiKeys.readWrite, baseUrl: other.baseUrl };
+			trigger.setCredential(switched);
+			// In n8n a context's credential read goes to the database each time: a running read sees the switch too
+			// (the harness gives a request's context the helper of its moment).
+			vi.spyOn(EngineCredentialsHelper.prototype, 'getDecrypted').mockImplementation(async () => ({ ...switched }));
+		}
+		await realSleep(9_000);
+		sim.control.clearFaults();
+		vi.restoreAllMocks();
+		const keptAfter = listingsKept().bookings;
+		process.stdout.write(`[rt9 switch=${switching}] kept before ${keptBefore}, after ${keptAfter}\n`);
+		return { keptBefore, keptAfter };
 	}
 });
