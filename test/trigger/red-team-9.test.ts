@@ -1,5 +1,11 @@
 // Red team 9 (outsider): the listing read that goes on after its request stopped waiting, and look-ups kept as listed
 // (budget.ts keepListed, listedBooking; serviceCheck.ts confirmWithService).
+// Finding: RT9-1 (keepListed/setAsNewest overwrites whatever is kept: a listing read that ends after a look-up keeps
+// its older state, stamped with its own earlier start, over the look-up's newer one; RT8-3 again: a forged reschedule
+// dated 6 s before the read runs the booking's previous time after its current one, answered 200). The same
+// overwrite applies to any two reads of one booking that end out of order (e.g. a slow look-up after a quick one).
+// Held: a read that ends after the credential was switched to another account keeps nothing (credential read live,
+// as in n8n); a read due while the previous one still runs starts no second; RT9-1's control (a quick listing).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startSimulator } from '../simulator/index.ts';
@@ -146,4 +152,37 @@ describe('red team 9: a credential switched while a read goes on', () => {
 		process.stdout.write(`[rt9 switch=${switching}] kept before ${keptBefore}, after ${keptAfter}\n`);
 		return { keptBefore, keptAfter };
 	}
+});
+
+describe('red team 9: two reads of one account', () => {
+	// History: one active trigger, key rotated; 150 bookings changed lately; the pass's pages slow (5 s, past a page's
+	// 4 s). A forger spends the look-ups; its request starts a read at r and stops waiting after 4 s; 10 s later (n8n's
+	// clock: the next read is due) while that read still runs, it sends more. Promise (security page): one read at a
+	// time per account, at most every 10 s, each page paid by the account's budget: no second read overlaps the first.
+	it('held: a read due while the previous one still runs does not start a second', async () => {
+		const { triggers } = await rotatedTriggers(1);
+		const [trigger] = triggers;
+		advance(60_000);
+		sim.control.generateBookings({ count: 150 });
+		advance(60_000);
+		for (let index = 0; index < 25; index++) await forgeAt(trigger);
+		advance(10_000);
+		for (let index = 0; index < 2; index++) await forgeAt(trigger);
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1e6, kind: 'latency', latencyMs: 5_000, query: { cursor: '*' } });
+		sim.control.addFault({ method: 'GET', path: '/bookings', count: 1e6, kind: 'latency', latencyMs: 3_000, phase: 'after', query: { sort: '*' } });
+		const readsBefore = firstPages(sentSince(0)).length;
+		advance(10_000);
+		for (let index = 0; index < 2; index++) await forgeAt(trigger); // refilled look-ups
+		expect(await forgeAt(trigger)).toBe(401); // starts the read (waits 4 s)
+		const started = firstPages(sentSince(0)).length;
+		advance(10_000);
+		for (let index = 0; index < 2; index++) await forgeAt(trigger);
+		expect(await forgeAt(trigger)).toBe(401); // due by n8n's clock, the first read still running
+		const overlapping = firstPages(sentSince(0)).length;
+		await realSleep(5_000);
+		sim.control.clearFaults();
+		process.stdout.write(`[rt9 overlap] first pages before ${readsBefore}, after the first ${started}, while it ran ${overlapping}\n`);
+		expect(started).toBe(readsBefore + 1);
+		expect(overlapping).toBe(started);
+	}, 120_000);
 });
