@@ -111,6 +111,9 @@ export async function listedBooking(
 	return shown();
 }
 
-/** A booking as read, by a listing or a look-up: a later check never takes an older state for it (RT8-3). */
-export const keepListed = (account: string, id: string, booking: unknown, readMs: number) =>
-	typeof booking === 'object' && booking !== null && setAsNewest(listed, `${account}/${id}`, { booking, readMs }, KEPT_LISTED);
+/** A booking as read, by a listing or a look-up, never over a read begun later: no older state is taken (RT8-3, RT9-1). */
+export function keepListed(account: string, id: string, booking: unknown, readMs: number): void {
+	const key = `${account}/${id}`;
+	if (typeof booking !== 'object' || booking === null || (listed.get(key)?.readMs ?? -Infinity) > readMs) return;
+	setAsNewest(listed, key, { booking, readMs }, KEPT_LISTED);
+}

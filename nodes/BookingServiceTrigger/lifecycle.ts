@@ -39,8 +39,7 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	const url = this.getNodeWebhookUrl('default') ?? '';
 	if (stored === undefined) return false;
 	if (!isOwnedBy(stored, ownerOf(this))) {
-		const message = `subscription ${stored.id} in the stored data was made by another workflow, node or n8n instance (a copy or an import carries the original's data). It is left alone; this node makes its own.`;
-		log(this, 'info', message);
+		log(this, 'info', `subscription ${stored.id} in the stored data was made by another workflow, node or n8n instance (a copy or an import carries the original's data). It is left alone; this node makes its own.`);
 		delete nodeData.subscription;
 		return false;
 	}
@@ -55,10 +54,8 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
 	}
 	const events = normaliseEventSelection(this.getNodeParameter('events', []));
 	if (reach === 'yes' && stored.events.join(',') === events.join(',')) {
-		if (!session.opens(stored)) {
-			const message = `the credential's API key changed (same account). Webhook subscription ${stored.id} is kept, and each of its deliveries is checked by reading its booking from the service until the workflow is unpublished and published again, which replaces the subscription.`;
-			log(this, 'info', message);
-		}
+		if (!session.opens(stored))
+			log(this, 'info', `the credential's API key changed (same account). Webhook subscription ${stored.id} is kept, and each of its deliveries is checked by reading its booking from the service until the workflow is unpublished and published again, which replaces the subscription.`);
 		await retireUndeleted(session, nodeData, 'left from an earlier change');
 		recentActivations.endedWell(activation, Date.now());
 		return true;
