@@ -6,6 +6,7 @@
 // overwrite applies to any two reads of one booking that end out of order (e.g. a slow look-up after a quick one).
 // Held: a read that ends after the credential was switched to another account keeps nothing (credential read live,
 // as in n8n); a read due while the previous one still runs starts no second; RT9-1's control (a quick listing).
+// RT9-1 fixed (5078187): keepListed never keeps a booking over what a read begun later kept.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { startSimulator } from '../simulator/index.ts';
