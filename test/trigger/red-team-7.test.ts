@@ -17,44 +17,20 @@
 // apart (the last 1,000 accounts), so no account's flood evicts another's pass or pace (RT7-1, 2, 3, 5); a page that
 // fails but was not refused keeps the pass (RT7-4, 7); a listing confirms only what happened 5 s before its read
 // began (RT7-6).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
 import { TestCredentialsHelper } from '../harness/engine.ts';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { KEPT_LISTED, listingsKept, UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
-import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { rotationSetup } from './rotation-support.ts';
 import { freeIntroCallStarts, signFromScratch } from './support.ts';
-import { budgetSteps, busiestMinute, noSecret, SCHEDULE_MS } from './red-team-budget-support.ts';
+import { budgetSteps, busiestMinute, firstPages, forgeAt, noSecret, otherAccounts, SCHEDULE_MS } from './red-team-budget-support.ts';
 
 const setup = rotationSetup();
 const { sim, advance } = setup;
+const rotatedTriggerOfAnotherAccount = otherAccounts();
 const { rotatedTriggers, attempt, lastSeq, sentSince, backlog, eventBody } = budgetSteps(setup);
-
-const others: Simulator[] = [];
-const otherTriggers: TriggerHarness[] = [];
-afterEach(async () => {
-	for (const trigger of otherTriggers.splice(0)) await trigger.close();
-	for (const other of others.splice(0)) await other.close();
-});
-
-/** Another account (another simulator: another Base URL and account) with one active trigger, its key then rotated. */
-async function rotatedTriggerOfAnotherAccount(seed: number): Promise<{ other: Simulator; trigger: TriggerHarness }> {
-	const other = await startSimulator({ rateLimit: false, allowInsecureWebhookTargets: true, seed });
-	others.push(other);
-	const trigger = await startTriggerHarness({
-		baseUrl: other.baseUrl,
-		apiKey: other.apiKeys.readWrite,
-		parameters: { events: ['*'], options: {} },
-	});
-	otherTriggers.push(trigger);
-	await trigger.activate();
-	const newKey = other.control.createKey('readWrite').key;
-	trigger.setCredential({ apiKey: newKey, baseUrl: other.baseUrl });
-	other.control.revokeKey(other.apiKeys.readWrite);
-	return { other, trigger };
-}
 
 /** Runs `work` with n8n's (fake) clock going ten times as fast as real time, e.g. through a slow service's answers. */
 async function ticking<T>(work: () => Promise<T>): Promise<T> {
@@ -65,17 +41,6 @@ async function ticking<T>(work: () => Promise<T>): Promise<T> {
 		clearInterval(ticker);
 	}
 }
-
-let forgedIds = 0;
-/** One forged creation (no secret, a booking that does not exist) at `trigger`; its status. */
-async function forgeAt(trigger: TriggerHarness): Promise<number> {
-	const body = forgedBody('booking.created', { id: (++forgedIds).toString(16).padStart(24, 'e') });
-	return (await trigger.post(body, noSecret(body))).status;
-}
-
-/** The account's listing reads that started (a first page: GET /bookings without a cursor). */
-const firstPages = (requests: ReturnType<typeof sentSince>) =>
-	requests.filter((request) => request.route === '/bookings' && request.query.cursor === undefined);
 
 /**
  * `count` cancellations at account A (the main simulator, one rotated trigger) while n8n is down, their deliveries
@@ -468,7 +433,7 @@ describe('red team 7: a credential switched during a listing read', () => {
 		const { triggers, newKey } = await rotatedTriggers(1);
 		const [trigger] = triggers;
 		const other = await startSimulator({ rateLimit: false, allowInsecureWebhookTargets: true, seed: 7 });
-		others.push(other);
+		onTestFinished(async () => await other.close());
 		advance(60_000);
 		const { ids } = other.control.generateBookings({ count: 5 });
 		for (const id of ids) {

@@ -14,43 +14,17 @@
 // Held: the controls (no forger; a forged reschedule dated when sent), a busy account's own flood (10,000 changed
 // lately, 2,000 backlog). RT8-2 and RT8-3 fixed (budget.ts: a page's own deadline, a read that goes on after its
 // request stopped waiting; look-ups kept as listed); RT8-1 and RT8-4 open and stated on the security page.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../simulator/index.ts';
-import type { Simulator } from '../simulator/index.ts';
-import { startTriggerHarness } from '../harness/trigger.ts';
+import { describe, expect, it } from 'vitest';
 import type { TriggerHarness } from '../harness/trigger.ts';
 import { listingsKept, UNVERIFIED_REQUESTS_PER_MINUTE } from '../../nodes/BookingServiceTrigger/budget.ts';
-import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { rotationSetup } from './rotation-support.ts';
 import { freeIntroCallStarts } from './support.ts';
-import { budgetSteps, busiestMinute, noSecret, SCHEDULE_MS } from './red-team-budget-support.ts';
+import { budgetSteps, busiestMinute, firstPages, forgeAt, noSecret, otherAccounts, SCHEDULE_MS } from './red-team-budget-support.ts';
 
 const setup = rotationSetup();
 const { sim, advance } = setup;
+const rotatedTriggerOfAnotherAccount = otherAccounts();
 const { rotatedTriggers, attempt, lastSeq, sentSince } = budgetSteps(setup);
-
-const others: Simulator[] = [];
-const otherTriggers: TriggerHarness[] = [];
-afterEach(async () => {
-	for (const trigger of otherTriggers.splice(0)) await trigger.close();
-	for (const other of others.splice(0)) await other.close();
-});
-
-/** Another account (another simulator: another Base URL and account) with one active trigger, its key then rotated. */
-async function rotatedTriggerOfAnotherAccount(seed: number): Promise<{ other: Simulator; trigger: TriggerHarness }> {
-	const other = await startSimulator({ rateLimit: false, allowInsecureWebhookTargets: true, seed });
-	others.push(other);
-	const trigger = await startTriggerHarness({
-		baseUrl: other.baseUrl,
-		apiKey: other.apiKeys.readWrite,
-		parameters: { events: ['*'], options: {} },
-	});
-	otherTriggers.push(trigger);
-	await trigger.activate();
-	const newKey = other.control.createKey('readWrite').key;
-	trigger.setCredential({ apiKey: newKey, baseUrl: other.baseUrl });
-	other.control.revokeKey(other.apiKeys.readWrite);
-	return { other, trigger };
-}
 
 /** Runs `work` with n8n's (fake) clock following real time (the transport's timeouts are real-time sleeps). */
 async function realTime<T>(work: () => Promise<T>): Promise<T> {
@@ -60,13 +34,6 @@ async function realTime<T>(work: () => Promise<T>): Promise<T> {
 	} finally {
 		clearInterval(ticker);
 	}
-}
-
-let forgedIds = 0;
-/** One forged creation (no secret, a booking that does not exist) at `trigger`; its status. */
-async function forgeAt(trigger: TriggerHarness): Promise<number> {
-	const body = forgedBody('booking.created', { id: (++forgedIds).toString(16).padStart(24, 'e') });
-	return (await trigger.post(body, noSecret(body))).status;
 }
 
 /** The forger's requests at `targets` over the last `windowMs` of a wait of `delayMs`: 25 at each, then four every 10 s. */
@@ -79,10 +46,6 @@ async function floodWindow(targets: TriggerHarness[], delayMs: number, windowMs:
 		for (const target of targets) for (let index = 0; index < 4; index++) statuses.add(await forgeAt(target)); // past the share's 2 refilled
 	}
 }
-
-/** Listing reads that started at the main account (a first page: GET /bookings without a cursor). */
-const firstPages = (requests: ReturnType<typeof sentSince>) =>
-	requests.filter((request) => request.route === '/bookings' && request.query.cursor === undefined);
 
 /**
  * `count` cancellations at account A (the main simulator, one rotated trigger) while n8n is down; their deliveries

@@ -12,22 +12,15 @@ import type { TriggerHarness } from '../harness/trigger.ts';
 import { startSimulator } from '../simulator/index.ts';
 import type { Simulator } from '../simulator/index.ts';
 import { listingsKept } from '../../nodes/BookingServiceTrigger/budget.ts';
-import { forgedBody, rotationSetup } from './rotation-support.ts';
+import { rotationSetup } from './rotation-support.ts';
 import { freeIntroCallStarts } from './support.ts';
-import { budgetSteps, noSecret } from './red-team-budget-support.ts';
+import { budgetSteps, firstPages, forgeAt, noSecret } from './red-team-budget-support.ts';
 import { EngineCredentialsHelper } from '../harness/engine-credentials.ts';
 
 const setup = rotationSetup();
 const { sim, advance } = setup;
 const { rotatedTriggers, attempt, sentSince } = budgetSteps(setup);
 
-let forgedIds = 0;
-async function forgeAt(trigger: TriggerHarness): Promise<number> {
-	const body = forgedBody('booking.created', { id: (++forgedIds).toString(16).padStart(24, 'e') });
-	return (await trigger.post(body, noSecret(body))).status;
-}
-const firstPages = (requests: ReturnType<typeof sentSince>) =>
-	requests.filter((request) => request.route === '/bookings' && request.query.cursor === undefined);
 const lastEventBody = (bookingId: string, type: string) =>
 	JSON.stringify(sim.control.events().filter((entry) => entry.data.booking.id === bookingId && entry.type === type).at(-1));
 const startsRun = (trigger: TriggerHarness) => trigger.executions.map((execution) => (execution.items[0].json.booking as { start: string }).start);

@@ -1,7 +1,11 @@
 // Helpers of red team 5's budget files (red-team-budget*.test.ts): several rotated triggers on one new key, floods of
 // forged well-formed requests at some of them, the service's attempts of one genuine delivery played by hand, and the
 // requests the node sent the simulator in any 60 s.
+import { afterEach } from 'vitest';
+import { startTriggerHarness } from '../harness/trigger.ts';
 import type { TriggerHarness } from '../harness/trigger.ts';
+import { startSimulator } from '../simulator/index.ts';
+import type { Simulator } from '../simulator/index.ts';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../simulator/policy.ts';
 import { signFromScratch } from './support.ts';
 import { forgedBody } from './rotation-support.ts';
@@ -24,6 +28,38 @@ export function busiestMinute(times: number[]): number {
 }
 
 let forged = 0;
+/** One forged creation (no secret, a booking that does not exist) at `trigger`; its status. */
+export async function forgeAt(trigger: TriggerHarness): Promise<number> {
+	const body = forgedBody('booking.created', { id: (++forged).toString(16).padStart(24, 'e') });
+	return (await trigger.post(body, noSecret(body))).status;
+}
+
+/** Listing reads that started (a first page: GET /bookings without a cursor) among requests the simulator saw. */
+export const firstPages = (requests: ReturnType<Simulator['control']['requests']>) =>
+	requests.filter((request) => request.route === '/bookings' && request.query.cursor === undefined);
+
+/** Other accounts (other simulators: other Base URLs and accounts), each with one active trigger, closed after each test. */
+export function otherAccounts() {
+	const others: Simulator[] = [];
+	const otherTriggers: TriggerHarness[] = [];
+	afterEach(async () => {
+		for (const trigger of otherTriggers.splice(0)) await trigger.close();
+		for (const other of others.splice(0)) await other.close();
+	});
+	/** Another account with one active trigger, its key then rotated (new key of the same account, old revoked). */
+	return async function rotatedTriggerOfAnotherAccount(seed: number): Promise<{ other: Simulator; trigger: TriggerHarness }> {
+		const other = await startSimulator({ rateLimit: false, allowInsecureWebhookTargets: true, seed });
+		others.push(other);
+		const parameters = { events: ['*'], options: {} };
+		const trigger = await startTriggerHarness({ baseUrl: other.baseUrl, apiKey: other.apiKeys.readWrite, parameters });
+		otherTriggers.push(trigger);
+		await trigger.activate();
+		trigger.setCredential({ apiKey: other.control.createKey('readWrite').key, baseUrl: other.baseUrl });
+		other.control.revokeKey(other.apiKeys.readWrite);
+		return { other, trigger };
+	};
+}
+
 export function budgetSteps({ sim, advance, activeTrigger, serviceSecretOf }: ReturnType<typeof rotationSetup>) {
 	/** `count` active triggers, then the key rotated for all (one new key of the same account, the old one revoked). */
 	async function rotatedTriggers(count: number): Promise<{ triggers: TriggerHarness[]; newKey: string }> {
